@@ -1,0 +1,103 @@
+package kuis
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/redis/rueidis"
+)
+
+// Every error the library returns wraps one of these (test with errors.Is), or
+// a context or network error from rueidis, wrapped with the quiz it concerns.
+var (
+	// ErrInvalidQuizID: a quiz ID that is empty, longer than 64 bytes, or holds a
+	// byte other than ASCII letters, digits, '-', '_' and '.'. Returned before any I/O.
+	ErrInvalidQuizID = errors.New("kuis: invalid quiz ID")
+	// ErrInvalidNamespace: the same rule as ErrInvalidQuizID, for WithNamespace.
+	ErrInvalidNamespace = errors.New("kuis: invalid namespace")
+	// ErrInvalidParticipant: a participant name that is empty, longer than 64
+	// bytes, not valid UTF-8, or holds a control character. Returned before any I/O.
+	ErrInvalidParticipant = errors.New("kuis: invalid participant")
+	// ErrInvalidMeta: a title that is empty, longer than 200 bytes, not valid
+	// UTF-8 or holds a control character, or a question count outside 1 to 1000.
+	ErrInvalidMeta = errors.New("kuis: invalid quiz meta")
+	// ErrInvalidQuestion: a question number below 1 or above the quiz's jumlah_soal.
+	ErrInvalidQuestion = errors.New("kuis: invalid question")
+	// ErrInvalidRange: a negative offset, or a limit or radius out of bounds.
+	ErrInvalidRange = errors.New("kuis: invalid range")
+	// ErrNoClient: a nil rueidis.Client.
+	ErrNoClient = errors.New("kuis: nil rueidis client")
+	// ErrQuizExists: Create found a key of the quiz already in Redis.
+	ErrQuizExists = errors.New("kuis: quiz already exists")
+	// ErrQuizNotFound: the quiz has no meta key.
+	ErrQuizNotFound = errors.New("kuis: quiz not found")
+	// ErrQuizFinished: the quiz's status is selesai, so it takes no more answers.
+	ErrQuizFinished = errors.New("kuis: quiz is finished")
+	// ErrQuizRunning: PurgeQuiz refuses a quiz whose status is still berjalan.
+	ErrQuizRunning = errors.New("kuis: quiz is still running")
+	// ErrNotOnBoard: the participant has no score on the board yet.
+	ErrNotOnBoard = errors.New("kuis: participant not on the board")
+	// ErrNoArchive: PurgeQuiz was given a nil archive function.
+	ErrNoArchive = errors.New("kuis: no archive function")
+	// ErrCorrupt: a key of the quiz breaks the contract (wrong type, unknown
+	// status, a score that is not a non-negative multiple of 10, a missing or
+	// malformed field). The message names the key and the field or member.
+	ErrCorrupt = errors.New("kuis: data breaks the contract")
+	// ErrNeedsHashTag: a multi-key operation on a Redis Cluster client without
+	// WithHashTag, whose keys would live in different slots.
+	ErrNeedsHashTag = errors.New("kuis: Redis Cluster needs WithHashTag")
+	// ErrForbidden: the server's ACL refused the command, directly (NOPERM) or
+	// inside one of the library's scripts. The server's text is kept.
+	ErrForbidden = errors.New("kuis: forbidden by the server's ACL")
+)
+
+// scriptCodes maps the first word of a script's error_reply to its sentinel.
+// The scripts in internal/script use exactly these codes.
+var scriptCodes = map[string]error{
+	"KUIS_NOTFOUND":  ErrQuizNotFound,
+	"KUIS_FINISHED":  ErrQuizFinished,
+	"KUIS_RUNNING":   ErrQuizRunning,
+	"KUIS_EXISTS":    ErrQuizExists,
+	"KUIS_QUESTION":  ErrInvalidQuestion,
+	"KUIS_CORRUPT":   ErrCorrupt,
+	"KUIS_FORBIDDEN": ErrForbidden,
+	// Server replies that mean the same as ours.
+	"NOPERM":    ErrForbidden,
+	"WRONGTYPE": ErrCorrupt,
+}
+
+// replyError turns an error from rueidis into the library's: a script refusal
+// or a server error reply becomes its sentinel, wrapped with subject (the quiz
+// and, where it matters, the participant); anything else (context, network)
+// keeps its own chain under the same subject. A nil err stays nil.
+func replyError(err error, subject string) error {
+	if err == nil {
+		return nil
+	}
+	if re, ok := rueidis.IsRedisErr(err); ok {
+		msg := re.Error()
+		code, rest, _ := strings.Cut(msg, " ")
+		if sentinel, ok := scriptCodes[code]; ok {
+			if strings.HasPrefix(code, "KUIS_") {
+				msg = rest
+			}
+			return fmt.Errorf("%w: %s: %s", sentinel, subject, msg)
+		}
+		// Redis 7.0 words an ACL refusal inside a script without the NOPERM code.
+		if strings.Contains(msg, "can't run this command") || strings.Contains(msg, "no permissions") {
+			return fmt.Errorf("%w: %s: %s", ErrForbidden, subject, msg)
+		}
+	}
+	return fmt.Errorf("kuis: %s: %w", subject, err)
+}
+
+// corrupt reports data that breaks the contract, naming the key and the detail.
+func corrupt(key, format string, args ...any) error {
+	return fmt.Errorf("%w: %s: %s", ErrCorrupt, key, fmt.Sprintf(format, args...))
+}
+
+// errNotFound reports a quiz whose meta key does not exist.
+func errNotFound(key string) error {
+	return fmt.Errorf("%w: %s does not exist", ErrQuizNotFound, key)
+}

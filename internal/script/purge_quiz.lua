@@ -1,0 +1,18 @@
+-- purge_quiz.lua (after gate.lua): delete one finished quiz, all keys at once.
+-- KEYS[1] meta, KEYS[2] board, KEYS[3] answers
+-- Reply: the number of keys deleted. Refusals (nothing deleted):
+-- KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_RUNNING, KUIS_CORRUPT. The status is
+-- checked again here because the recap was archived in an earlier step: a
+-- quiz recreated since then must not lose its new data.
+local err = permitted({'UNLINK', KEYS[1]}, {'UNLINK', KEYS[2]}, {'UNLINK', KEYS[3]})
+if err then
+  return err
+end
+local s, _, err = status(KEYS[1])
+if err then
+  return err
+end
+if s ~= 'selesai' then
+  return refuse('KUIS_RUNNING', KEYS[1] .. ' status is ' .. s)
+end
+return redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])

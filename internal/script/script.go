@@ -1,0 +1,42 @@
+// Package script holds the library's Lua scripts, one .lua file each, and
+// wraps each once in a rueidis.Lua (EVALSHA, falling back to EVAL on NOSCRIPT).
+// Each file's header states its KEYS, ARGV and replies.
+package script
+
+import (
+	_ "embed"
+
+	"github.com/redis/rueidis"
+)
+
+var (
+	//go:embed gate.lua
+	gate string
+	//go:embed create.lua
+	create string
+	//go:embed finish.lua
+	finish string
+	//go:embed record.lua
+	record string
+	//go:embed record_answer.lua
+	recordAnswer string
+	//go:embed recap.lua
+	recap string
+	//go:embed purge_quiz.lua
+	purgeQuiz string
+)
+
+var (
+	// Create writes a new quiz's meta unless any key of the quiz exists.
+	Create = rueidis.NewLuaScript(gate + create)
+	// Finish sets a quiz's status to selesai.
+	Finish = rueidis.NewLuaScript(gate + finish)
+	// Record adds 10 points while the quiz runs.
+	Record = rueidis.NewLuaScript(gate + record)
+	// RecordAnswer adds 10 points once per (question, participant) while the quiz runs.
+	RecordAnswer = rueidis.NewLuaScript(gate + recordAnswer)
+	// Recap reads meta and board in one atomic step.
+	Recap = rueidis.NewLuaScriptReadOnly(recap)
+	// PurgeQuiz deletes a finished quiz's keys.
+	PurgeQuiz = rueidis.NewLuaScript(gate + purgeQuiz)
+)

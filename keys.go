@@ -1,0 +1,146 @@
+package kuis
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Option configures a constructor or a top-level function. Every function that
+// takes options accepts the same set, so one []Option can be shared by a
+// teacher's and an application's handles.
+type Option func(*options)
+
+// options are the settings every handle and top-level function shares. The zero
+// value is never used directly: resolve fills in the defaults.
+type options struct {
+	// namespace is the first segment of every key. Default "kuis", as in the contract.
+	namespace string
+	// hashTag wraps the quiz ID in {braces} so that all keys of one quiz share
+	// one Redis Cluster slot. Default off: the contract's byte-exact key names.
+	hashTag bool
+	// cacheTTL > 0 serves plain reads from rueidis' client-side cache for at most
+	// that long. Default 0: every read goes to the server.
+	cacheTTL time.Duration
+}
+
+// DefaultNamespace is the contract's namespace: keys are kuis:papan:<quiz> and kuis:meta:<quiz>.
+const DefaultNamespace = "kuis"
+
+// WithNamespace sets the first segment of every key (default "kuis"), so that
+// several applications or test runs can share one server without touching each
+// other's keys. It must be 1 to 64 bytes of ASCII letters, digits, '-', '_'
+// or '.'; otherwise every function given the option returns ErrInvalidNamespace.
+func WithNamespace(ns string) Option {
+	return func(o *options) { o.namespace = ns }
+}
+
+// WithHashTag puts the quiz ID in braces: <ns>:papan:{<quiz>}, <ns>:meta:{<quiz>}
+// and <ns>:jawaban:{<quiz>}. Redis Cluster then keeps all keys of a quiz in one
+// slot, which the library's atomic scripts need. It is required on a cluster
+// client (ErrNeedsHashTag otherwise) and changes the wire format, so use it from
+// the first write of a deployment on.
+func WithHashTag() Option {
+	return func(o *options) { o.hashTag = true }
+}
+
+// WithClientCache serves the plain reads (Board.Standings, Page, Rank,
+// CompetitionRank, Score, Len, Around; Meta.Get and Meta.Status) from rueidis'
+// server-assisted client-side cache (DoCache) for at most ttl. Redis invalidates
+// cached entries when the keys change, but asynchronously: a read right after a
+// write, even the caller's own, may be a few milliseconds old. Writes, the
+// status gate inside them and TakeRecap are never cached. A ttl <= 0 turns the
+// cache off. On a server or client without tracking (miniredis, DisableCache)
+// the reads simply go to the server.
+func WithClientCache(ttl time.Duration) Option {
+	return func(o *options) { o.cacheTTL = ttl }
+}
+
+// resolve applies opts over the defaults and validates the result.
+func resolve(opts []Option) (options, error) {
+	o := options{namespace: DefaultNamespace}
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if !validID(o.namespace) {
+		return o, fmt.Errorf("%w: %q", ErrInvalidNamespace, o.namespace)
+	}
+	return o, nil
+}
+
+// Keys are the validated key names of one quiz. The zero value holds no keys;
+// get one from NewKeys or from a handle's Keys method.
+type Keys struct {
+	quizID  string
+	board   string
+	meta    string
+	answers string
+}
+
+// NewKeys validates quizID and the options and builds the quiz's key names. It
+// does no I/O. A quiz ID must be 1 to 64 bytes of ASCII letters, digits, '-',
+// '_' or '.' (ErrInvalidQuizID otherwise), so that no key ever holds a glob,
+// hash-tag or separator character the library did not put there.
+func NewKeys(quizID string, opts ...Option) (Keys, error) {
+	o, err := resolve(opts)
+	if err != nil {
+		return Keys{}, err
+	}
+	return keysFor(quizID, o)
+}
+
+func keysFor(quizID string, o options) (Keys, error) {
+	if !validID(quizID) {
+		return Keys{}, fmt.Errorf("%w: %q", ErrInvalidQuizID, quizID)
+	}
+	return keyNames(o, quizID), nil
+}
+
+// keyNames is the one place key names are spelled. Callers pass a validated
+// quiz ID, or a placeholder for documentation (ContractTable).
+func keyNames(o options, quizID string) Keys {
+	id := quizID
+	if o.hashTag {
+		id = "{" + quizID + "}"
+	}
+	return Keys{
+		quizID:  quizID,
+		board:   o.namespace + ":papan:" + id,
+		meta:    o.namespace + ":meta:" + id,
+		answers: o.namespace + ":jawaban:" + id,
+	}
+}
+
+// QuizID is the quiz identity the keys were built from, without braces.
+func (k Keys) QuizID() string { return k.quizID }
+
+// Board is the sorted set of scores: "kuis:papan:kuis-01".
+func (k Keys) Board() string { return k.board }
+
+// Meta is the hash of the quiz's title, question count and status: "kuis:meta:kuis-01".
+func (k Keys) Meta() string { return k.meta }
+
+// Answers is the set of answered (question, participant) pairs that makes
+// RecordAnswer exactly-once: "kuis:jawaban:kuis-01" (revision 2 of the contract).
+func (k Keys) Answers() string { return k.answers }
+
+// all lists every key of the quiz, in the order the scripts take them.
+func (k Keys) all() []string { return []string{k.meta, k.board, k.answers} }
+
+// quizIDFromMeta returns the quiz ID of a meta key in the form the options
+// select, or false for a key of another namespace or form.
+func quizIDFromMeta(key string, o options) (string, bool) {
+	id, ok := strings.CutPrefix(key, o.namespace+":meta:")
+	if !ok {
+		return "", false
+	}
+	if o.hashTag {
+		if len(id) < 2 || id[0] != '{' || id[len(id)-1] != '}' {
+			return "", false
+		}
+		id = id[1 : len(id)-1]
+	}
+	return id, validID(id)
+}

@@ -1,0 +1,104 @@
+package kuis
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/kuisboard/kuis/internal/script"
+	"github.com/redis/rueidis"
+)
+
+// Status is the meta hash's status field: it decides whether the quiz still
+// takes answers.
+type Status string
+
+// The two statuses the contract allows.
+const (
+	StatusRunning  Status = "berjalan" // answers are recorded
+	StatusFinished Status = "selesai"  // answers are refused; the quiz may be recapped and purged
+)
+
+// Info is the decoded meta hash of a quiz.
+type Info struct {
+	Title     string `json:"title"`     // judul
+	Questions int    `json:"questions"` // jumlah_soal, 1 to 1000
+	Status    Status `json:"status"`    // status
+}
+
+// Meta is the teacher's handle on one quiz: it creates, reads and finishes the
+// meta hash and never touches scores. It is safe for concurrent use.
+type Meta struct {
+	q quiz
+}
+
+// NewMeta validates quizID and opts and returns the teacher's handle. It does
+// no I/O. Errors: ErrInvalidQuizID, ErrInvalidNamespace, ErrNoClient, and
+// ErrNeedsHashTag for a cluster client without WithHashTag.
+func NewMeta(client rueidis.Client, quizID string, opts ...Option) (*Meta, error) {
+	q, err := newQuiz(client, quizID, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &Meta{q: q}, nil
+}
+
+// Keys returns the quiz's key names.
+func (m *Meta) Keys() Keys { return m.q.keys }
+
+// Create writes judul, jumlah_soal and status=berjalan in one atomic script
+// (EXISTS on the quiz's three keys, then HSET meta: O(1)). It refuses with
+// ErrQuizExists if any key of the quiz already exists, in any form, so nothing
+// is ever overwritten and a new quiz never inherits an old board. The title must
+// be 1 to 200 bytes of UTF-8 without control characters and questions 1 to
+// 1000 (ErrInvalidMeta, checked before any I/O). No TTL is set.
+func (m *Meta) Create(ctx context.Context, title string, questions int) error {
+	if err := checkMeta(title, questions); err != nil {
+		return err
+	}
+	err := script.Create.Exec(ctx, m.q.client, m.q.keys.all(), []string{title, strconv.Itoa(questions)}).Error()
+	return replyError(err, m.q.keys.meta)
+}
+
+// Get reads the whole meta hash with HGETALL (O(N), N = 3 fields) and decodes
+// it strictly. Errors: ErrQuizNotFound when the key is missing; ErrCorrupt,
+// naming the key and field, for a key of the wrong type, a missing field, an
+// unknown status or a jumlah_soal that is not a positive integer. Extra fields
+// are ignored here (Audit reports them). Cached with WithClientCache.
+func (m *Meta) Get(ctx context.Context) (Info, error) {
+	fields, err := m.q.read(ctx, m.q.client.B().Hgetall().Key(m.q.keys.meta).Cache()).AsStrMap()
+	if err != nil {
+		return Info{}, replyError(err, m.q.keys.meta)
+	}
+	return decodeInfo(m.q.keys.meta, fields)
+}
+
+// Status reads the status field with HGET (O(1)); when it is missing, one
+// EXISTS tells a missing quiz (ErrQuizNotFound) from a corrupt one
+// (ErrCorrupt). An unknown status is ErrCorrupt. Cached with WithClientCache.
+func (m *Meta) Status(ctx context.Context) (Status, error) {
+	s, err := m.q.read(ctx, m.q.client.B().Hget().Key(m.q.keys.meta).Field(fieldStatus).Cache()).ToString()
+	if rueidis.IsRedisNil(err) {
+		n, err := m.q.client.Do(ctx, m.q.client.B().Exists().Key(m.q.keys.meta).Build()).AsInt64()
+		switch {
+		case err != nil:
+			return "", replyError(err, m.q.keys.meta)
+		case n == 0:
+			return "", errNotFound(m.q.keys.meta)
+		default:
+			return "", corrupt(m.q.keys.meta, "field status is missing")
+		}
+	}
+	if err != nil {
+		return "", replyError(err, m.q.keys.meta)
+	}
+	return decodeStatus(m.q.keys.meta, s)
+}
+
+// Finish sets status to selesai in one atomic script (HMGET, then HSET: O(1)),
+// after which the quiz takes no answers. Finishing a finished quiz succeeds and
+// changes nothing. Errors: ErrQuizNotFound with no meta (nothing is created),
+// ErrCorrupt for an unknown status or malformed meta.
+func (m *Meta) Finish(ctx context.Context) error {
+	err := script.Finish.Exec(ctx, m.q.client, []string{m.q.keys.meta}, nil).Error()
+	return replyError(err, m.q.keys.meta)
+}

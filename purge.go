@@ -1,0 +1,182 @@
+package kuis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/kuisboard/kuis/internal/script"
+	"github.com/redis/rueidis"
+)
+
+// scanCount is the COUNT hint of every SCAN page: large enough to keep round
+// trips few, small enough that no single UNLINK batch stalls the server.
+const scanCount = 1000
+
+// Purge deletes every key of the namespace (<ns>:*, the contract's end of
+// life) and returns how many it deleted. It pages through SCAN ... MATCH <ns>:*
+// (never KEYS) on every primary, cursor to 0, and deletes each page with one
+// UNLINK per key sent pipelined (O(1) each; memory is freed in the background),
+// so it works on Redis Cluster and never blocks the server for long. A key that
+// does not start with "<ns>:" is never touched. Purge does not look at quiz
+// status: use PurgeQuiz to delete one finished quiz after archiving its recap.
+func Purge(ctx context.Context, client rueidis.Client, opts ...Option) (int64, error) {
+	o, err := resolve(opts)
+	if err != nil {
+		return 0, err
+	}
+	if client == nil {
+		return 0, ErrNoClient
+	}
+	var deleted int64
+	err = scanKeys(ctx, client, o.namespace+":*", func(keys []string) error {
+		cmds := make(rueidis.Commands, len(keys))
+		for i, k := range keys {
+			cmds[i] = client.B().Unlink().Key(k).Build()
+		}
+		for _, res := range client.DoMulti(ctx, cmds...) {
+			n, err := res.AsInt64()
+			if err != nil {
+				return err
+			}
+			deleted += n // 0 for a key SCAN returned twice or another client deleted
+		}
+		return nil
+	})
+	if err != nil {
+		return deleted, replyError(err, fmt.Sprintf("purge of %s:*", o.namespace))
+	}
+	return deleted, nil
+}
+
+// Quizzes lists, sorted, the IDs of the quizzes of the namespace that have a
+// meta key in the form the options select (with WithHashTag, the braced form;
+// IDs are returned without braces). It pages through SCAN ... MATCH
+// <ns>:meta:* on every primary: O(N) over the whole keyspace, in pages.
+func Quizzes(ctx context.Context, client rueidis.Client, opts ...Option) ([]string, error) {
+	o, err := resolve(opts)
+	if err != nil {
+		return nil, err
+	}
+	if client == nil {
+		return nil, ErrNoClient
+	}
+	pattern := o.namespace + ":meta:*"
+	if o.hashTag {
+		pattern = o.namespace + ":meta:{*}"
+	}
+	seen := map[string]bool{}
+	err = scanKeys(ctx, client, pattern, func(keys []string) error {
+		for _, k := range keys {
+			if id, ok := quizIDFromMeta(k, o); ok {
+				seen[id] = true
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, replyError(err, "quiz list of "+pattern)
+	}
+	ids := make([]string, 0, len(seen))
+	for id := range seen {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// PurgeQuiz deletes one finished quiz's keys, and only after its grades are
+// safe: it takes the recap (as TakeRecap), calls archive with it, and only if
+// archive returns nil deletes meta, board and answers in one atomic script that
+// checks the status again (UNLINK of three keys, O(1) each). It returns the
+// number of keys deleted.
+//
+// Nothing is deleted, and archive is not called, when the quiz is still
+// berjalan (ErrQuizRunning), has no meta (ErrQuizNotFound; leftover keys remain
+// for Purge) or is corrupt (ErrCorrupt). When archive fails its error is
+// returned, wrapped, and every key stays. A nil archive is ErrNoArchive.
+func PurgeQuiz(ctx context.Context, client rueidis.Client, quizID string,
+	archive func(context.Context, Recap) error, opts ...Option) (int64, error) {
+	q, err := newQuiz(client, quizID, opts)
+	if err != nil {
+		return 0, err
+	}
+	if archive == nil {
+		return 0, ErrNoArchive
+	}
+	recap, err := takeRecap(ctx, q)
+	if err != nil {
+		return 0, err
+	}
+	if recap.Info.Status != StatusFinished {
+		return 0, fmt.Errorf("%w: quiz %q: finish it before purging", ErrQuizRunning, quizID)
+	}
+	if err := archive(ctx, recap); err != nil {
+		return 0, fmt.Errorf("kuis: quiz %q: archive failed, nothing deleted: %w", quizID, err)
+	}
+	n, err := script.PurgeQuiz.Exec(ctx, q.client, q.keys.all(), nil).AsInt64()
+	if err != nil {
+		return 0, replyError(err, fmt.Sprintf("quiz %q", quizID))
+	}
+	return n, nil
+}
+
+// scanKeys calls page with every page of SCAN ... MATCH pattern, on the one
+// server of a standalone client or on each primary of a cluster (replicas hold
+// copies of the same keys and are skipped, so no key is seen twice because of
+// them; SCAN itself may still repeat a key).
+func scanKeys(ctx context.Context, client rueidis.Client, pattern string, page func([]string) error) error {
+	nodes, err := primaries(ctx, client)
+	if err != nil {
+		return err
+	}
+	for _, node := range nodes {
+		var cursor uint64
+		for {
+			entry, err := node.Do(ctx, node.B().Scan().Cursor(cursor).Match(pattern).Count(scanCount).Build()).AsScanEntry()
+			if err != nil {
+				return err
+			}
+			if len(entry.Elements) > 0 {
+				if err := page(entry.Elements); err != nil {
+					return err
+				}
+			}
+			cursor = entry.Cursor
+			if cursor == 0 {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// primaries returns the client itself on a standalone server, and a client per
+// primary on a cluster, found by asking every node ROLE.
+func primaries(ctx context.Context, client rueidis.Client) ([]rueidis.Client, error) {
+	if client.Mode() != rueidis.ClientModeCluster {
+		return []rueidis.Client{client}, nil
+	}
+	var out []rueidis.Client
+	for addr, node := range client.Nodes() {
+		role, err := node.Do(ctx, node.B().Role().Build()).ToArray()
+		if err != nil {
+			return nil, fmt.Errorf("ROLE on %s: %w", addr, err)
+		}
+		if len(role) == 0 {
+			return nil, fmt.Errorf("ROLE on %s: empty reply", addr)
+		}
+		name, err := role[0].ToString()
+		if err != nil {
+			return nil, fmt.Errorf("ROLE on %s: %w", addr, err)
+		}
+		if name == "master" {
+			out = append(out, node)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no primary among the cluster's nodes")
+	}
+	return out, nil
+}
