@@ -26,7 +26,7 @@ func (v Violation) String() string { return v.Key + ": " + v.Rule + ": " + v.Det
 
 // The contract's keys, as ContractTable prints them (revision 2 adds the answers set).
 type contractRow struct {
-	key func(Keys) string
+	key                                  func(Keys) string
 	typ, writer, readers, content, scale string
 }
 
