@@ -1,0 +1,87 @@
+package kuis
+
+import "strconv"
+
+// Role is a kind of Redis ACL user the contract knows: the quiz application,
+// which writes scores, and the teacher, who writes meta.
+type Role int
+
+// The roles of the contract's key table.
+const (
+	RoleApp     Role = iota + 1 // records answers; reads board and meta
+	RoleTeacher                 // creates and finishes quizzes, reads everything, recaps and purges
+)
+
+// String returns "app" or "teacher".
+func (r Role) String() string {
+	switch r {
+	case RoleApp:
+		return "app"
+	case RoleTeacher:
+		return "teacher"
+	default:
+		return "Role(" + strconv.Itoa(int(r)) + ")"
+	}
+}
+
+// clientBase is what rueidis itself sends: the RESP3 handshake, cluster
+// discovery, and client-side caching (CLIENT TRACKING at connect, then
+// CLIENT CACHING, MULTI, PTTL and the read, EXEC for each cached read).
+var clientBase = []string{
+	"-@all", "+hello", "+ping", "+client|setname", "+client|tracking", "+client|caching",
+	"+multi", "+exec", "+pttl", "+cluster|slots", "+cluster|shards",
+}
+
+// ACLRules returns the rules that make a Redis 7 ACL user of the role, to put
+// after `ACL SETUSER <name> reset on >password`, one argument each. They follow
+// WithNamespace; WithHashTag needs nothing more.
+//
+// RoleApp may run the record scripts (RecordCorrect, RecordAnswer,
+// RecordAnswers) and every Board and Meta read; Meta.Create, Meta.Finish,
+// Purge, PurgeQuiz and any key outside the namespace are refused
+// (ErrForbidden). RoleTeacher may create and finish quizzes, read everything,
+// Audit, TakeRecap, Purge and PurgeQuiz, and never change a score: the record
+// scripts answer ErrForbidden. Scripts run with the caller's rights, so each
+// role also holds, at top level, the commands its scripts call: an app user can
+// send ZINCRBY on the board directly, by any amount; the ACL cannot forbid
+// that without forbidding the script too.
+//
+// ACLRules returns nil for an unknown role or an invalid namespace.
+func ACLRules(role Role, opts ...Option) []string {
+	o, err := resolve(opts)
+	if err != nil {
+		return nil
+	}
+	ns := o.namespace
+	board, meta, answers := "~"+ns+":papan:*", "~"+ns+":meta:*", "~"+ns+":jawaban:*"
+	var rules []string
+	switch role {
+	case RoleApp:
+		rules = []string{"resetkeys", "resetchannels", board, answers, "%R" + meta}
+		rules = append(rules, clientBase...)
+		rules = append(rules,
+			// Board and meta reads.
+			"+zrevrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+hget", "+hgetall", "+exists",
+			// What the record scripts call.
+			"+hmget", "+zincrby", "+sismember", "+sadd",
+			// EVAL declares every key read-write; this selector lets the record
+			// scripts name meta, while the commands inside stay checked above.
+			"("+board+" "+answers+" "+meta+" +evalsha +eval)")
+	case RoleTeacher:
+		rules = []string{"resetkeys", "resetchannels", meta, "%R" + board, "%R" + answers}
+		rules = append(rules, clientBase...)
+		rules = append(rules,
+			// Reads of meta, board and answers, Audit included.
+			"+hget", "+hmget", "+hgetall", "+exists", "+type",
+			"+zrevrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+zrange", "+smembers", "+sismember",
+			// What the create and finish scripts write.
+			"+hset",
+			// Purge: SCAN on every primary (ROLE finds them).
+			"+scan", "+role",
+			// Scripts, and the deletes of Purge and PurgeQuiz, on the whole namespace.
+			"(~"+ns+":* +evalsha +eval +evalsha_ro +eval_ro +unlink)")
+	default:
+		return nil
+	}
+	return rules
+}
