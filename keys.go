@@ -22,6 +22,9 @@ type options struct {
 	// cacheTTL > 0 serves plain reads from rueidis' client-side cache for at most
 	// that long. Default 0: every read goes to the server.
 	cacheTTL time.Duration
+	// scanCount is the COUNT hint of every SCAN page: large enough to keep round
+	// trips few, small enough that no UNLINK batch stalls the server. Tests vary it.
+	scanCount int64
 }
 
 // DefaultNamespace is the contract's namespace: keys are kuis:papan:<quiz> and kuis:meta:<quiz>.
@@ -56,9 +59,19 @@ func WithClientCache(ttl time.Duration) Option {
 	return func(o *options) { o.cacheTTL = ttl }
 }
 
+// withScanCount sets the SCAN page size hint; tests use it (export_test.go)
+// to prove Purge and Quizzes correct for any paging.
+func withScanCount(n int64) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.scanCount = n
+		}
+	}
+}
+
 // resolve applies opts over the defaults and validates the result.
 func resolve(opts []Option) (options, error) {
-	o := options{namespace: DefaultNamespace}
+	o := options{namespace: DefaultNamespace, scanCount: 1000}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)

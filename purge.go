@@ -10,10 +10,6 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// scanCount is the COUNT hint of every SCAN page: large enough to keep round
-// trips few, small enough that no single UNLINK batch stalls the server.
-const scanCount = 1000
-
 // Purge deletes every key of the namespace (<ns>:*, the contract's end of
 // life) and returns how many it deleted. It pages through SCAN ... MATCH <ns>:*
 // (never KEYS) on every primary, cursor to 0, and deletes each page with one
@@ -30,7 +26,7 @@ func Purge(ctx context.Context, client rueidis.Client, opts ...Option) (int64, e
 		return 0, ErrNoClient
 	}
 	var deleted int64
-	err = scanKeys(ctx, client, o.namespace+":*", func(keys []string) error {
+	err = scanKeys(ctx, client, o.namespace+":*", o.scanCount, func(keys []string) error {
 		cmds := make(rueidis.Commands, len(keys))
 		for i, k := range keys {
 			cmds[i] = client.B().Unlink().Key(k).Build()
@@ -67,7 +63,7 @@ func Quizzes(ctx context.Context, client rueidis.Client, opts ...Option) ([]stri
 		pattern = o.namespace + ":meta:{*}"
 	}
 	seen := map[string]bool{}
-	err = scanKeys(ctx, client, pattern, func(keys []string) error {
+	err = scanKeys(ctx, client, pattern, o.scanCount, func(keys []string) error {
 		for _, k := range keys {
 			if id, ok := quizIDFromMeta(k, o); ok {
 				seen[id] = true
@@ -126,7 +122,7 @@ func PurgeQuiz(ctx context.Context, client rueidis.Client, quizID string,
 // server of a standalone client or on each primary of a cluster (replicas hold
 // copies of the same keys and are skipped, so no key is seen twice because of
 // them; SCAN itself may still repeat a key).
-func scanKeys(ctx context.Context, client rueidis.Client, pattern string, page func([]string) error) error {
+func scanKeys(ctx context.Context, client rueidis.Client, pattern string, count int64, page func([]string) error) error {
 	nodes, err := primaries(ctx, client)
 	if err != nil {
 		return err
@@ -134,7 +130,7 @@ func scanKeys(ctx context.Context, client rueidis.Client, pattern string, page f
 	for _, node := range nodes {
 		var cursor uint64
 		for {
-			entry, err := node.Do(ctx, node.B().Scan().Cursor(cursor).Match(pattern).Count(scanCount).Build()).AsScanEntry()
+			entry, err := node.Do(ctx, node.B().Scan().Cursor(cursor).Match(pattern).Count(count).Build()).AsScanEntry()
 			if err != nil {
 				return err
 			}
