@@ -44,7 +44,7 @@ local function status(meta)
   if s ~= 'berjalan' and s ~= 'selesai' then
     return nil, nil, refuse('KUIS_CORRUPT', meta .. ' field status is ' .. string.format('%q', s))
   end
-  if not n or not string.match(n, '^[1-9][0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?$') then
+  if not n or not string.match(n, '^[1-9]%d*$') then
     return nil, nil, refuse('KUIS_CORRUPT', meta .. ' field jumlah_soal is not a positive integer')
   end
   return s, tonumber(n), nil
