@@ -89,7 +89,7 @@ func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]Ans
 	}
 	out := make([]Answer, len(answers))
 	var first error
-	for i, res := range script.RecordAnswer.ExecMulti(ctx, b.q.client, execs...) {
+	for i, res := range script.RecordAnswerBatch.Exec(ctx, b.q.client, execs) {
 		a, err := b.decodeAnswer(res, answers[i].Participant)
 		if err != nil {
 			if first == nil {

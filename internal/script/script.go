@@ -40,3 +40,7 @@ var (
 	// PurgeQuiz deletes a finished quiz's keys.
 	PurgeQuiz = rueidis.NewLuaScript(gate + purgeQuiz)
 )
+
+// RecordSource is Record's full Lua source, so that bench/ can run the very
+// same atomic gate through another client (go-redis) and compare like with like.
+var RecordSource = gate + record
