@@ -1,0 +1,536 @@
+// Command classroom is kuis's main demonstration: one lesson's quiz from the
+// teacher's first key to the last delete.
+//
+//	go run ./examples/classroom
+//
+// A teacher creates a 10-question quiz; 30 students answer at the same time,
+// tapping twice, losing replies, timing out and answering from two devices;
+// the board is shown as students see it; the teacher finishes the quiz, a late
+// answer is refused, the recap is printed and written as CSV, and PurgeQuiz
+// archives it to a JSON file before deleting the keys. Last, the program checks
+// that the board holds exactly 10 points per distinct correct answer and exits
+// non-zero if it does not.
+//
+// It runs on an in-process miniredis by default, on REDIS_ADDR (a standalone
+// Redis) or REDIS_CLUSTER_ADDRS (a Redis Cluster) otherwise, with a namespace
+// of its own there, removed at exit. The story depends only on -seed: the
+// goroutines may interleave differently on each run, the scores may not.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/redistest"
+)
+
+const (
+	quizID    = "mtk-8b-01"
+	quizTitle = "Ulangan Harian Matematika Kelas 8B"
+	questions = 10
+)
+
+// students is the class, in roll-call order.
+var students = []string{
+	"Adi Nugroho", "Ayu Lestari", "Bagus Pratama", "Bayu Saputra", "Citra Maharani",
+	"Dewi Anggraini", "Dimas Prasetyo", "Eka Putri", "Fajar Hidayat", "Fitri Handayani",
+	"Gilang Ramadhan", "Hana Salsabila", "Indah Permatasari", "Joko Susilo", "Kadek Wirawan",
+	"Lia Amelia", "Made Suartana", "Nanda Kusuma", "Nur Aini", "Putu Ariani",
+	"Rahmat Hidayat", "Rina Wulandari", "Rizky Firmansyah", "Sari Rahayu", "Siti Rahmawati",
+	"Teguh Santoso", "Tri Wahyuni", "Wayan Sudarsana", "Yogi Saputra", "Yusuf Maulana",
+}
+
+// latecomer answers after the teacher has finished the quiz.
+const latecomer = "Zahra Aulia"
+
+func main() {
+	seed := flag.Uint64("seed", 8, "seed of the class's answers: the same seed tells the same story")
+	keep := flag.Bool("keep-archive", false, "keep the archived recap's JSON file instead of removing it at exit")
+	flag.Parse()
+	// os.Exit skips deferred calls: the work and its cleanup live in lesson.
+	if err := lesson(*seed, *keep); err != nil {
+		log.Print(err)
+		os.Exit(1)
+	}
+}
+
+// lesson runs the story with a temporary folder for the archive.
+func lesson(seed uint64, keep bool) error {
+	dir, err := os.MkdirTemp("", "kuis-classroom-")
+	if err != nil {
+		return err
+	}
+	if !keep {
+		defer os.RemoveAll(dir)
+	}
+	return run(context.Background(), os.Stdout, seed, dir)
+}
+
+// run tells the whole story on out and returns an error if any step fails or
+// the final invariant does not hold. The recap's JSON archive goes to dir.
+func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
+	client, closeClient, err := redistest.Open()
+	if err != nil {
+		return err
+	}
+	defer closeClient()
+
+	opts := options()
+	// Whatever happens below, leave a shared server as we found it.
+	defer kuis.Purge(context.Background(), client, opts...)
+
+	meta, err := kuis.NewMeta(client, quizID, opts...)
+	if err != nil {
+		return err
+	}
+	board, err := kuis.NewBoard(client, quizID, opts...)
+	if err != nil {
+		return err
+	}
+
+	section(out, "1. The teacher creates the quiz")
+	if err := meta.Create(ctx, quizTitle, questions); err != nil {
+		return err
+	}
+	info, err := meta.Get(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "%q: %d questions, status %s (keys %s, %s, %s)\n",
+		info.Title, info.Questions, info.Status, board.Keys().Meta(), board.Keys().Board(), board.Keys().Answers())
+
+	section(out, "2. Thirty students answer at once")
+	plans := planClass(seed)
+	tally, err := answerConcurrently(ctx, board, plans)
+	if err != nil {
+		return err
+	}
+	tally.print(out, plans)
+
+	section(out, "3. The board, as the students see it")
+	if err := showTop(ctx, out, board, 10); err != nil {
+		return err
+	}
+	if err := showOwnRanks(ctx, out, board); err != nil {
+		return err
+	}
+
+	section(out, "4. The teacher finishes the quiz")
+	if err := meta.Finish(ctx); err != nil {
+		return err
+	}
+	_, err = board.RecordAnswer(ctx, latecomer, 1)
+	if !errors.Is(err, kuis.ErrQuizFinished) {
+		return fmt.Errorf("late answer: got %v, want %v", err, kuis.ErrQuizFinished)
+	}
+	fmt.Fprintf(out, "%s answers question 1 too late: %v\n", latecomer, err)
+
+	section(out, "5. The recap")
+	recap, err := kuis.TakeRecap(ctx, client, quizID, opts...)
+	if err != nil {
+		return err
+	}
+	printRecap(out, recap)
+	fmt.Fprintln(out, "\nAs CSV:")
+	if err := recap.WriteCSV(out); err != nil {
+		return err
+	}
+
+	section(out, "6. Archive, then delete")
+	path := filepath.Join(dir, quizID+".json")
+	n, err := kuis.PurgeQuiz(ctx, client, quizID, archiveTo(path), opts...)
+	if err != nil {
+		return err
+	}
+	if err := showArchive(out, path, recap); err != nil {
+		return err
+	}
+	left, err := kuis.Quizzes(ctx, client, opts...)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "PurgeQuiz deleted %d keys; quizzes left in the namespace: %d\n", n, len(left))
+
+	section(out, "7. The invariant")
+	return checkInvariant(out, recap, plans, tally)
+}
+
+// options gives the run a namespace of its own on a real server, so it never
+// touches anyone's kuis:* keys, and hash tags on a cluster, where a quiz's
+// keys must share a slot.
+func options() []kuis.Option {
+	ns := kuis.DefaultNamespace
+	if redistest.Real() {
+		ns = fmt.Sprintf("kuis-classroom-%d", os.Getpid())
+	}
+	opts := []kuis.Option{kuis.WithNamespace(ns)}
+	if redistest.Cluster() {
+		opts = append(opts, kuis.WithHashTag())
+	}
+	return opts
+}
+
+func section(out io.Writer, title string) {
+	fmt.Fprintf(out, "\n== %s\n", title)
+}
+
+// How a submission reaches the server. Every kind but once sends the same
+// answer again, which is what exactly-once has to absorb.
+type kind int
+
+const (
+	once      kind = iota // one tap, one reply
+	doubleTap             // the student taps "submit" twice
+	lostReply             // the server applied it, the reply never arrived, the app retries
+	timedOut              // the app gave up before sending, then retries
+)
+
+// submission is one correct answer as the app sends it.
+type submission struct {
+	question int
+	how      kind
+}
+
+// plan is what one student does during the quiz.
+type plan struct {
+	student     string
+	submissions []submission
+	// twoDevices: the student has the quiz open on a phone and a laptop, and
+	// both send every answer at the same moment.
+	twoDevices bool
+}
+
+// planClass decides, from seed alone, which questions each student gets
+// right and how each answer travels. Only correct answers are sent: the app
+// checks the answer and records the points.
+func planClass(seed uint64) []plan {
+	rng := rand.New(rand.NewPCG(seed, 2026))
+	plans := make([]plan, len(students))
+	for i, name := range students {
+		skill := 0.25 + 0.7*rng.Float64() // chance of getting a question right
+		p := plan{student: name, twoDevices: rng.IntN(10) == 0}
+		for q := 1; q <= questions; q++ {
+			if rng.Float64() >= skill {
+				continue
+			}
+			how := once
+			switch r := rng.IntN(10); {
+			case r == 0:
+				how = doubleTap
+			case r == 1:
+				how = lostReply
+			case r == 2:
+				how = timedOut
+			}
+			p.submissions = append(p.submissions, submission{question: q, how: how})
+		}
+		// Students answer in their own order, not question by question.
+		rng.Shuffle(len(p.submissions), func(a, b int) {
+			p.submissions[a], p.submissions[b] = p.submissions[b], p.submissions[a]
+		})
+		plans[i] = p
+	}
+	return plans
+}
+
+// tally counts the server's replies. Every number is fixed by the plans: which
+// of two racing calls counts may change from run to run, how many count may not.
+type tally struct {
+	sent, counted, duplicate, timedOut atomic.Int64
+}
+
+// answerConcurrently runs every student (and every second device) in its own
+// goroutine, all released at once.
+func answerConcurrently(ctx context.Context, board *kuis.Board, plans []plan) (*tally, error) {
+	t := &tally{}
+	start := make(chan struct{})
+	errs := make(chan error, 2*len(plans))
+	var wg sync.WaitGroup
+	for _, p := range plans {
+		devices := 1
+		if p.twoDevices {
+			devices = 2
+		}
+		for range devices {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				if err := t.answer(ctx, board, p); err != nil {
+					errs <- fmt.Errorf("%s: %w", p.student, err)
+				}
+			}()
+		}
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	return t, errors.Join(collect(errs)...)
+}
+
+func collect(errs <-chan error) []error {
+	var all []error
+	for err := range errs {
+		all = append(all, err)
+	}
+	return all
+}
+
+// answer sends one device's submissions, retrying as a real app would.
+func (t *tally) answer(ctx context.Context, board *kuis.Board, p plan) error {
+	for _, s := range p.submissions {
+		switch s.how {
+		case doubleTap:
+			if err := t.send(ctx, board, p.student, s.question); err != nil {
+				return err
+			}
+		case lostReply:
+			// The first reply is the one the network "lost": the retry below
+			// is all the app sees. The server still applied the first call.
+			if err := t.send(ctx, board, p.student, s.question); err != nil {
+				return err
+			}
+		case timedOut:
+			expired, cancel := context.WithDeadline(ctx, time.Unix(0, 0))
+			_, err := board.RecordAnswer(expired, p.student, s.question)
+			cancel()
+			if !errors.Is(err, context.DeadlineExceeded) {
+				return fmt.Errorf("question %d with an expired deadline: got %v, want %v", s.question, err, context.DeadlineExceeded)
+			}
+			t.timedOut.Add(1)
+		}
+		if err := t.send(ctx, board, p.student, s.question); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// send records one answer and counts the reply.
+func (t *tally) send(ctx context.Context, board *kuis.Board, student string, question int) error {
+	a, err := board.RecordAnswer(ctx, student, question)
+	if err != nil {
+		return fmt.Errorf("question %d: %w", question, err)
+	}
+	t.sent.Add(1)
+	if a.Duplicate {
+		t.duplicate.Add(1)
+	} else {
+		t.counted.Add(1)
+	}
+	return nil
+}
+
+func (t *tally) print(out io.Writer, plans []plan) {
+	kinds := map[kind]int{}
+	twoDevices := 0
+	for _, p := range plans {
+		devices := 1
+		if p.twoDevices {
+			twoDevices++
+			devices = 2
+		}
+		for _, s := range p.submissions {
+			kinds[s.how] += devices
+		}
+	}
+	fmt.Fprintf(out, "%d students, %d of them on two devices at once; %d double taps, %d lost replies, %d timeouts, all retried\n",
+		len(plans), twoDevices, kinds[doubleTap], kinds[lostReply], kinds[timedOut])
+	fmt.Fprintf(out, "%d calls reached the server: %d counted, %d answered Duplicate (nothing added); %d gave up before sending\n",
+		t.sent.Load(), t.counted.Load(), t.duplicate.Load(), t.timedOut.Load())
+}
+
+// showTop prints the first page of the board with both kinds of rank.
+func showTop(ctx context.Context, out io.Writer, board *kuis.Board, n int) error {
+	size, err := board.Len(ctx)
+	if err != nil {
+		return err
+	}
+	top, err := board.Page(ctx, 0, n)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "Top %d of %d on the board (Rank breaks ties by Redis's order; equal scores share a competition rank):\n", len(top), size)
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "rank\tcompetition\tstudent\tscore")
+	for _, s := range top {
+		comp, err := board.CompetitionRank(ctx, s.Participant)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%d\t%d\t%s\t%d\n", s.Rank, comp, s.Participant, s.Score)
+	}
+	return w.Flush()
+}
+
+// showOwnRanks prints what a student sees on their own screen, for the
+// leader, one from the middle, the last on the board, and a student who has
+// not answered anything yet.
+func showOwnRanks(ctx context.Context, out io.Writer, board *kuis.Board) error {
+	size, err := board.Len(ctx)
+	if err != nil {
+		return err
+	}
+	var names []string
+	for _, pos := range []int64{0, size / 2, size - 1} {
+		page, err := board.Page(ctx, int(pos), 1)
+		if err != nil {
+			return err
+		}
+		names = append(names, page[0].Participant)
+	}
+	names = append(names, latecomer) // has not answered yet
+	for _, name := range names {
+		rank, err := board.Rank(ctx, name)
+		if errors.Is(err, kuis.ErrNotOnBoard) {
+			fmt.Fprintf(out, "\n%s's screen: no correct answer yet (%v)\n", name, err)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		comp, err := board.CompetitionRank(ctx, name)
+		if err != nil {
+			return err
+		}
+		around, err := board.Around(ctx, name, 1)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "\n%s's screen: rank %d, competition rank %d\n", name, rank, comp)
+		for _, s := range around {
+			marker := "  "
+			if s.Participant == name {
+				marker = "> "
+			}
+			fmt.Fprintf(out, "  %s%2d. %-18s %3d\n", marker, s.Rank, s.Participant, s.Score)
+		}
+	}
+	return nil
+}
+
+func printRecap(out io.Writer, r kuis.Recap) {
+	fmt.Fprintf(out, "%s: %q, %d questions, status %s, %d students on the board\n",
+		r.QuizID, r.Info.Title, r.Info.Questions, r.Info.Status, len(r.Standings))
+	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "rank\tstudent\tscore\tcorrect")
+	for _, s := range r.Standings {
+		fmt.Fprintf(w, "%4d\t%s\t%5d\t%7d\n", s.Rank, s.Participant, s.Score, s.Score/10)
+	}
+	w.Flush()
+}
+
+// archiveTo is PurgeQuiz's archive: the keys are deleted only if the recap is
+// safely on disk, so the file is synced before archive returns nil.
+func archiveTo(path string) func(context.Context, kuis.Recap) error {
+	return func(_ context.Context, r kuis.Recap) error {
+		data, err := json.MarshalIndent(r, "", "  ")
+		if err != nil {
+			return err
+		}
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return err
+		}
+		if err := f.Sync(); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
+}
+
+// showArchive reads the archive back: after the purge it is the only copy of
+// the grades, so it must hold the same standings as the recap.
+func showArchive(out io.Writer, path string, want kuis.Recap) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var got kuis.Recap
+	if err := json.Unmarshal(data, &got); err != nil {
+		return fmt.Errorf("archive %s: %w", path, err)
+	}
+	if len(got.Standings) != len(want.Standings) {
+		return fmt.Errorf("archive %s holds %d standings, want %d", path, len(got.Standings), len(want.Standings))
+	}
+	for i := range got.Standings {
+		if got.Standings[i] != want.Standings[i] {
+			return fmt.Errorf("archive %s: standing %d is %+v, want %+v", path, i, got.Standings[i], want.Standings[i])
+		}
+	}
+	fmt.Fprintf(out, "recap archived to %s (%d bytes, %d standings read back intact)\n", path, len(data), len(got.Standings))
+	return nil
+}
+
+// checkInvariant compares the recap with a tally kept apart from Redis: the
+// distinct (student, question) pairs the plans sent. However often a pair was
+// sent, it is worth 10 points once.
+func checkInvariant(out io.Writer, r kuis.Recap, plans []plan, t *tally) error {
+	want := map[string]int64{}
+	distinct := 0
+	for _, p := range plans {
+		seen := map[int]bool{}
+		for _, s := range p.submissions {
+			seen[s.question] = true
+		}
+		distinct += len(seen)
+		if len(seen) > 0 {
+			want[p.student] = 10 * int64(len(seen))
+		}
+	}
+	got := map[string]int64{}
+	var total int64
+	for _, s := range r.Standings {
+		got[s.Participant] = s.Score
+		total += s.Score
+	}
+	var problems []string
+	for _, name := range sortedNames(want, got) {
+		if want[name] != got[name] {
+			problems = append(problems, fmt.Sprintf("%s has %d points, want %d", name, got[name], want[name]))
+		}
+	}
+	if c := t.counted.Load(); c != int64(distinct) {
+		problems = append(problems, fmt.Sprintf("%d calls counted, want one per distinct pair: %d", c, distinct))
+	}
+	fmt.Fprintf(out, "board total %d = 10 x %d distinct correct answers (%d): %v\n",
+		total, distinct, 10*distinct, total == 10*int64(distinct))
+	if total != 10*int64(distinct) || len(problems) > 0 {
+		return fmt.Errorf("invariant broken: board total %d, want %d; %v", total, 10*distinct, problems)
+	}
+	return nil
+}
+
+func sortedNames(maps ...map[string]int64) []string {
+	set := map[string]bool{}
+	for _, m := range maps {
+		for k := range m {
+			set[k] = true
+		}
+	}
+	names := make([]string, 0, len(set))
+	for k := range set {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
