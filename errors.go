@@ -1,8 +1,10 @@
 package kuis
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/redis/rueidis"
@@ -75,7 +77,10 @@ func replyError(err error, subject string) error {
 	if err == nil {
 		return nil
 	}
-	if re, ok := rueidis.IsRedisErr(err); ok {
+	// errors.As, not rueidis.IsRedisErr: a server reply may come wrapped with
+	// the node that sent it (ROLE in purge.go), and must still map.
+	var re *rueidis.RedisError
+	if errors.As(err, &re) && !re.IsNil() {
 		msg := re.Error()
 		code, rest, _ := strings.Cut(msg, " ")
 		if sentinel, ok := scriptCodes[code]; ok {
@@ -84,10 +89,19 @@ func replyError(err error, subject string) error {
 			}
 			return fmt.Errorf("%w: %s: %s", sentinel, subject, msg)
 		}
-		// Redis 7.0 words an ACL refusal inside a script without the NOPERM code.
-		if strings.Contains(msg, "can't run this command") || strings.Contains(msg, "no permissions") {
+		// Redis 7.0 words an ACL refusal inside a script without the NOPERM code:
+		// "can't run this command" for a command, "can't access" for a key.
+		if strings.Contains(msg, "can't run this command") || strings.Contains(msg, "can't access") ||
+			strings.Contains(msg, "no permissions") {
 			return fmt.Errorf("%w: %s: %s", ErrForbidden, subject, msg)
 		}
+	}
+	// The network layer may report the caller's deadline as os.ErrDeadlineExceeded
+	// ("i/o timeout": a dial or handshake cut short when the poller fires before the
+	// context does) instead of the context's error. Callers test one thing for a
+	// timeout, errors.Is(err, context.DeadlineExceeded), so both are wrapped.
+	if errors.Is(err, os.ErrDeadlineExceeded) && !errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("kuis: %s: %w (%w)", subject, err, context.DeadlineExceeded)
 	}
 	return fmt.Errorf("kuis: %s: %w", subject, err)
 }
