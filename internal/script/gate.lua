@@ -1,5 +1,5 @@
 -- gate.lua: the shared prelude of the scripts that touch a quiz's meta.
--- script.go prepends it to create, finish, record, record_answer and
+-- script.go prepends it to create, finish, record, record_answer, recap and
 -- purge_quiz. It defines functions only and runs nothing by itself.
 --
 -- Refusals are error replies whose first word is a code the Go side maps to
@@ -26,13 +26,28 @@ local function permitted(...)
   return nil
 end
 
+-- call runs a command under pcall. A key of the wrong type (WRONGTYPE, which
+-- writes nothing) becomes KUIS_CORRUPT with the message what; any other error,
+-- such as an ACL refusal, is passed on as the server worded it, so the Go side
+-- maps it (ErrForbidden). It returns reply, nil or nil, error reply.
+local function call(what, ...)
+  local r = redis.pcall(...)
+  if type(r) == 'table' and r.err then
+    if string.sub(r.err, 1, 9) == 'WRONGTYPE' then
+      return nil, refuse('KUIS_CORRUPT', what)
+    end
+    return nil, r
+  end
+  return r, nil
+end
+
 -- status reads the meta hash's status and jumlah_soal, refusing a missing
 -- quiz (KUIS_NOTFOUND) and any shape the contract does not allow
 -- (KUIS_CORRUPT). It returns status, question count, or nil, error reply.
 local function status(meta)
-  local f = redis.pcall('HMGET', meta, 'status', 'jumlah_soal')
-  if f.err then
-    return nil, nil, refuse('KUIS_CORRUPT', meta .. ' is not a hash')
+  local f, err = call(meta .. ' is not a hash', 'HMGET', meta, 'status', 'jumlah_soal')
+  if err then
+    return nil, nil, err
   end
   local s, n = f[1], f[2]
   if not s then
@@ -62,15 +77,23 @@ local function running(meta)
   return n, nil
 end
 
--- zincrby adds 10 points, reporting a board of the wrong type as KUIS_CORRUPT
--- (WRONGTYPE writes nothing). Any other error is passed on as it is.
+-- zincrby adds 10 points, reporting a board of the wrong type as KUIS_CORRUPT.
+-- A current score that is not a non-negative
+-- multiple of 10 (at most 2^53 - 10, so the sum stays exact) is KUIS_CORRUPT
+-- too, checked before the write: a refusal writes nothing, and -10 + 10 must
+-- not turn a corrupt score into a plausible one.
 local function zincrby(board, participant)
-  local s = redis.pcall('ZINCRBY', board, 10, participant)
-  if type(s) == 'table' and s.err then
-    if string.sub(s.err, 1, 9) == 'WRONGTYPE' then
-      return nil, refuse('KUIS_CORRUPT', board .. ' is not a sorted set')
-    end
-    return nil, s
+  local notzset = board .. ' is not a sorted set'
+  local cur, err = call(notzset, 'ZSCORE', board, participant)
+  if err then
+    return nil, err
   end
-  return s, nil
+  if cur then
+    local n = tonumber(cur)
+    if not n or n ~= n or n < 0 or n > 9007199254740982 or n % 10 ~= 0 then
+      return nil, refuse('KUIS_CORRUPT', board .. ' member ' .. string.format('%q', participant) ..
+        ' has score ' .. cur .. ', not a non-negative multiple of 10')
+    end
+  end
+  return call(notzset, 'ZINCRBY', board, 10, participant)
 end

@@ -18,13 +18,16 @@ if tonumber(ARGV[2]) > questions then
   return refuse('KUIS_QUESTION', 'question ' .. ARGV[2] .. ' is above jumlah_soal ' .. questions)
 end
 local pair = ARGV[2] .. ':' .. ARGV[1]
-local seen = redis.pcall('SISMEMBER', KEYS[3], pair)
-if type(seen) == 'table' and seen.err then
-  return refuse('KUIS_CORRUPT', KEYS[3] .. ' is not a set')
+local seen, err = call(KEYS[3] .. ' is not a set', 'SISMEMBER', KEYS[3], pair)
+if err then
+  return err
 end
 if seen == 1 then
-  local score = redis.pcall('ZSCORE', KEYS[2], ARGV[1])
-  if type(score) ~= 'string' then
+  local score, err = call(KEYS[2] .. ' is not a sorted set', 'ZSCORE', KEYS[2], ARGV[1])
+  if err then
+    return err
+  end
+  if not score then
     return refuse('KUIS_CORRUPT', KEYS[2] .. ' has no score for answered pair ' .. pair)
   end
   return {score, 1}

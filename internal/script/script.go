@@ -36,7 +36,7 @@ var (
 	// RecordAnswer adds 10 points once per (question, participant) while the quiz runs.
 	RecordAnswer = rueidis.NewLuaScript(gate + recordAnswer)
 	// Recap reads meta and board in one atomic step.
-	Recap = rueidis.NewLuaScriptReadOnly(recap)
+	Recap = rueidis.NewLuaScriptReadOnly(gate + recap)
 	// PurgeQuiz deletes a finished quiz's keys.
 	PurgeQuiz = rueidis.NewLuaScript(gate + purgeQuiz)
 )
