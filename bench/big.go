@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kuisboard/kuis"
+	"github.com/redis/rueidis"
+)
+
+// Big boards are written with raw pipelined commands (recording a million
+// answers through the gate would measure the writes, not the reads), then read
+// through the library.
+const (
+	perCommand = 100 // members per ZADD, keys per MSET
+	perBatch   = 100 // commands per DoMulti: 10,000 members or keys per round trip
+)
+
+// bigMember names member i of a big board.
+func bigMember(i int) string { return "m" + strconv.Itoa(i) }
+
+// buildBoard writes n members with random scores (multiples of 10, as the
+// contract allows) to the board of quiz id, 10,000 per round trip.
+func (r *runner) buildBoard(id string, n int) (*kuis.Board, error) {
+	b, err := kuis.NewBoard(r.client, id, r.opts()...)
+	if err != nil {
+		return nil, err
+	}
+	r.logf("building a board of %d members ...", n)
+	start := time.Now()
+	key := b.Keys().Board()
+	err = batched(r.ctx, r.client, n, func(lo, hi int) rueidis.Completed {
+		z := r.client.B().Zadd().Key(key).ScoreMember()
+		for i := lo; i < hi; i++ {
+			z = z.ScoreMember(float64(10*rand.IntN(1000)), bigMember(i))
+		}
+		return z.Build()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("build board of %d: %w", n, err)
+	}
+	r.logf("built in %v", time.Since(start).Round(time.Millisecond))
+	return b, nil
+}
+
+// batched sends the commands made by mk for [0, n) in slices of perCommand,
+// perBatch commands per pipelined round trip.
+func batched(ctx context.Context, c rueidis.Client, n int, mk func(lo, hi int) rueidis.Completed) error {
+	cmds := make(rueidis.Commands, 0, perBatch)
+	flush := func() error {
+		for _, res := range c.DoMulti(ctx, cmds...) {
+			if err := res.Error(); err != nil {
+				return err
+			}
+		}
+		cmds = cmds[:0]
+		return nil
+	}
+	for lo := 0; lo < n; lo += perCommand {
+		cmds = append(cmds, mk(lo, min(lo+perCommand, n)))
+		if len(cmds) == perBatch {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+	}
+	if len(cmds) > 0 {
+		return flush()
+	}
+	return nil
+}
+
+// p50 measures one goroutine's median latency of fn over the run's duration.
+func (r *runner) p50(name string, fn func(i int) error) (float64, error) {
+	r.logf("%-22s 1 goroutine, %v warm-up + %v ...", name, r.warm, r.dur)
+	ds, err := latencies(r.warm, r.dur, fn)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	us := micros(percentile(ds, 50))
+	r.logf("%-22s p50 %.1f µs over %d calls", name, us, len(ds))
+	return us, nil
+}
+
+// rank is Board.Rank of a random member of a board of n.
+func (r *runner) rank(name string, b *kuis.Board, n int) (float64, error) {
+	return r.p50(name, func(int) error {
+		_, err := b.Rank(context.Background(), bigMember(rand.IntN(n)))
+		return err
+	})
+}
+
+// pageLimit is one screen of a leaderboard.
+const pageLimit = 20
+
+// page is Board.Page of pageLimit standings at a random offset of a board of n.
+func (r *runner) page(name string, b *kuis.Board, n int) (float64, error) {
+	return r.p50(name, func(int) error {
+		s, err := b.Page(context.Background(), rand.IntN(n-pageLimit), pageLimit)
+		if err == nil && len(s) != pageLimit {
+			err = fmt.Errorf("page of %d standings, want %d", len(s), pageLimit)
+		}
+		return err
+	})
+}
+
+// aroundRadius gives 11 lines: a participant's own and 5 either side.
+const aroundRadius = 5
+
+// around is Board.Around of a random member of a board of n.
+func (r *runner) around(name string, b *kuis.Board, n int) (float64, error) {
+	return r.p50(name, func(int) error {
+		_, err := b.Around(context.Background(), bigMember(rand.IntN(n)), aroundRadius)
+		return err
+	})
+}
+
+// fillKeys writes n small string keys into the namespace, 10,000 per round trip.
+func (r *runner) fillKeys(n int) error {
+	r.logf("writing %d keys ...", n)
+	start := time.Now()
+	prefix := r.ns + ":purge:"
+	err := batched(r.ctx, r.client, n, func(lo, hi int) rueidis.Completed {
+		m := r.client.B().Mset().KeyValue()
+		for i := lo; i < hi; i++ {
+			m = m.KeyValue(prefix+strconv.Itoa(i), "x")
+		}
+		return m.Build()
+	})
+	r.logf("written in %v", time.Since(start).Round(time.Millisecond))
+	return err
+}
+
+// purge times kuis.Purge of the whole namespace while a second client, on its
+// own connection, PINGs every millisecond; it returns the purge's seconds, the
+// worst PING round trip in milliseconds and the number of keys deleted.
+func (r *runner) purge(pinger rueidis.Client) (secs, worstMs float64, deleted int64, err error) {
+	var (
+		stop  atomic.Bool
+		worst time.Duration
+		pings int
+		perr  error
+		wg    sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(time.Millisecond)
+		defer tick.Stop()
+		for !stop.Load() {
+			<-tick.C
+			t0 := time.Now()
+			if err := pinger.Do(context.Background(), pinger.B().Ping().Build()).Error(); err != nil {
+				perr = err
+				return
+			}
+			worst = max(worst, time.Since(t0))
+			pings++
+		}
+	}()
+	r.logf("purging the namespace %s ...", r.ns)
+	start := time.Now()
+	deleted, err = kuis.Purge(r.ctx, r.client, r.opts()...)
+	secs = time.Since(start).Seconds()
+	stop.Store(true)
+	wg.Wait()
+	if err == nil {
+		err = perr
+	}
+	r.logf("purged %d keys in %.2f s; worst of %d PINGs meanwhile: %v", deleted, secs, pings, worst)
+	return round(secs, 3), round(micros(worst)/1000, 2), deleted, err
+}

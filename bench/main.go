@@ -1,0 +1,116 @@
+// Command bench measures the kuis library side by side with bare rueidis,
+// go-redis v9 and redis-benchmark, on one real Redis, in one run, so that the
+// ratios between them hold even on a busy machine. It prints progress on
+// stderr, a table on stdout, and as its last line one JSON object (see Result).
+//
+//	cd bench && go run . -addr 127.0.0.1:6379
+//
+// It writes only under a namespace of its own and deletes it at the end.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/kuisboard/kuis"
+	"github.com/redis/rueidis"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the command line.
+type config struct {
+	addr          string
+	dur, warm     time.Duration
+	limitRequests int
+	bigMembers    int
+	purgeKeys     int
+	sweep         bool
+}
+
+func parseFlags() config {
+	def := os.Getenv("REDIS_ADDR")
+	if def == "" {
+		def = "127.0.0.1:6379"
+	}
+	var c config
+	flag.StringVar(&c.addr, "addr", def, "Redis host:port (default $REDIS_ADDR, else 127.0.0.1:6379)")
+	flag.DurationVar(&c.dur, "duration", 3*time.Second, "measured time of each workload")
+	flag.DurationVar(&c.warm, "warmup", time.Second, "unmeasured warm-up before each workload")
+	flag.IntVar(&c.limitRequests, "limit-requests", 2_000_000, "redis-benchmark -n for limit_ops")
+	flag.IntVar(&c.bigMembers, "big", 1_000_000, "members of the big board (the _1m workloads)")
+	flag.IntVar(&c.purgeKeys, "purge-keys", 1_000_000, "keys Purge deletes (purge_1m_s)")
+	flag.BoolVar(&c.sweep, "sweep", false, "only compare rueidis client options for 1 and 64 goroutines")
+	flag.Parse()
+	return c
+}
+
+// clientOption is the rueidis configuration the README recommends for the
+// library (see BENCHMARKS.md for the measurements behind it).
+func clientOption(addr string) rueidis.ClientOption {
+	return rueidis.ClientOption{InitAddress: []string{addr}, ForceSingleClient: true}
+}
+
+func run() error {
+	cfg := parseFlags()
+	ns, err := namespace()
+	if err != nil {
+		return err
+	}
+	opt := clientOption(cfg.addr)
+	client, err := rueidis.NewClient(opt)
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", cfg.addr, err)
+	}
+	defer client.Close()
+	r := &runner{ctx: context.Background(), addr: cfg.addr, client: client, opt: opt, ns: ns,
+		warm: cfg.warm, dur: cfg.dur, progress: os.Stderr}
+	r.logf("bench: Redis %s, namespace %s, %v per workload after %v warm-up", cfg.addr, ns, cfg.dur, cfg.warm)
+	defer r.cleanup()
+	if cfg.sweep {
+		return r.sweep(os.Stdout)
+	}
+	res, labels, err := r.all(cfg)
+	if err != nil {
+		return err
+	}
+	res.computeRatios()
+	writeTable(os.Stdout, res, labels)
+	return writeJSON(os.Stdout, res)
+}
+
+// namespace is unique to the run: "kbench" and 8 random hex characters.
+func namespace() (string, error) {
+	var b [4]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return "kbench" + hex.EncodeToString(b[:]), nil
+}
+
+// cleanup deletes everything the run wrote, whatever happened.
+func (r *runner) cleanup() {
+	ctx := context.Background()
+	n, err := kuis.Purge(ctx, r.client, r.opts()...)
+	if err != nil {
+		r.logf("cleanup: purge of %s: %v", r.ns, err)
+	}
+	for _, k := range r.rawKeys {
+		d, err := r.client.Do(ctx, r.client.B().Del().Key(k).Build()).AsInt64()
+		if err != nil {
+			r.logf("cleanup: DEL %s: %v", k, err)
+		}
+		n += d
+	}
+	r.logf("cleanup: %d keys of %s deleted", n, r.ns)
+}

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+)
+
+// Result is one run's measurements, in the JSON shape issue 5 fixes: ops/s
+// unless the name says otherwise (_us microseconds at p50, _s seconds, _ms
+// milliseconds).
+type Result struct {
+	LimitOps            float64 `json:"limit_ops"`
+	RawZincrby64        float64 `json:"raw_zincrby_64"`
+	RecordCorrect1      float64 `json:"record_correct_1"`
+	RecordCorrect64     float64 `json:"record_correct_64"`
+	RecordAnswer64      float64 `json:"record_answer_64"`
+	GoredisNaive64      float64 `json:"goredis_naive_64"`
+	GoredisScript64     float64 `json:"goredis_script_64"`
+	GoredisScript1      float64 `json:"goredis_script_1"`
+	RecordBatch         float64 `json:"record_batch"`
+	StandingsUncached64 float64 `json:"standings_uncached_64"`
+	StandingsCached64   float64 `json:"standings_cached_64"`
+	Rank1kP50us         float64 `json:"rank_1k_p50_us"`
+	Rank1mP50us         float64 `json:"rank_1m_p50_us"`
+	Page1mP50us         float64 `json:"page_1m_p50_us"`
+	Around1mP50us       float64 `json:"around_1m_p50_us"`
+	Purge1mS            float64 `json:"purge_1m_s"`
+	PurgeMaxPingMs      float64 `json:"purge_max_ping_ms"`
+
+	Ratios Ratios `json:"ratios"`
+}
+
+// Ratios are the issue's targets, each computed from one run so that the
+// machine's drift cancels out. A ratio whose denominator was not measured is 0.
+type Ratios struct {
+	GateCost     float64 `json:"record_correct_64/raw_zincrby_64"`          // >= 0.85
+	VsScript64   float64 `json:"record_correct_64/goredis_script_64"`       // >= 2
+	VsNaive64    float64 `json:"record_correct_64/goredis_naive_64"`        // >= 3
+	VsScript1    float64 `json:"record_correct_1/goredis_script_1"`         // >= 1
+	BatchVsLimit float64 `json:"record_batch/limit_ops"`                    // >= 0.4
+	CacheGain    float64 `json:"standings_cached_64/standings_uncached_64"` // >= 10
+	RankGrowth   float64 `json:"rank_1m_p50_us/rank_1k_p50_us"`             // <= 3
+}
+
+// target is one of the issue's goals, checked against a measured value.
+type target struct {
+	name string
+	got  float64
+	min  bool // true: got must be >= want; false: got must be <= want
+	want float64
+}
+
+func (t target) holds() bool {
+	if t.min {
+		return t.got >= t.want
+	}
+	return t.got <= t.want
+}
+
+// computeRatios fills r.Ratios from the measurements.
+func (r *Result) computeRatios() {
+	r.Ratios = Ratios{
+		GateCost:     ratio(r.RecordCorrect64, r.RawZincrby64),
+		VsScript64:   ratio(r.RecordCorrect64, r.GoredisScript64),
+		VsNaive64:    ratio(r.RecordCorrect64, r.GoredisNaive64),
+		VsScript1:    ratio(r.RecordCorrect1, r.GoredisScript1),
+		BatchVsLimit: ratio(r.RecordBatch, r.LimitOps),
+		CacheGain:    ratio(r.StandingsCached64, r.StandingsUncached64),
+		RankGrowth:   ratio(r.Rank1mP50us, r.Rank1kP50us),
+	}
+}
+
+// targets lists the issue's goals with this run's values.
+func (r *Result) targets() []target {
+	return []target{
+		{"record_correct_64 / raw_zincrby_64", r.Ratios.GateCost, true, 0.85},
+		{"record_correct_64 / goredis_script_64", r.Ratios.VsScript64, true, 2},
+		{"record_correct_64 / goredis_naive_64", r.Ratios.VsNaive64, true, 3},
+		{"record_correct_1 / goredis_script_1", r.Ratios.VsScript1, true, 1},
+		{"record_batch / limit_ops", r.Ratios.BatchVsLimit, true, 0.4},
+		{"standings_cached_64 / standings_uncached_64", r.Ratios.CacheGain, true, 10},
+		{"rank_1m_p50_us / rank_1k_p50_us", r.Ratios.RankGrowth, false, 3},
+		{"purge_max_ping_ms", r.PurgeMaxPingMs, false, 20},
+	}
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return round(a/b, 3)
+}
+
+// round keeps digits decimals, so the JSON line stays readable.
+func round(x float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(x*p) / p
+}
+
+// writeJSON writes r as one line of JSON.
+func writeJSON(w io.Writer, r Result) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// writeTable writes the measurements and the targets for a human reader.
+func writeTable(w io.Writer, r Result, labels map[string]string) {
+	rows := []struct {
+		name string
+		val  float64
+		unit string
+	}{
+		{"limit_ops", r.LimitOps, "ops/s"},
+		{"raw_zincrby_64", r.RawZincrby64, "ops/s"},
+		{"record_correct_1", r.RecordCorrect1, "ops/s"},
+		{"record_correct_64", r.RecordCorrect64, "ops/s"},
+		{"record_answer_64", r.RecordAnswer64, "ops/s"},
+		{"goredis_naive_64", r.GoredisNaive64, "ops/s"},
+		{"goredis_script_64", r.GoredisScript64, "ops/s"},
+		{"goredis_script_1", r.GoredisScript1, "ops/s"},
+		{"record_batch", r.RecordBatch, "answers/s"},
+		{"standings_uncached_64", r.StandingsUncached64, "ops/s"},
+		{"standings_cached_64", r.StandingsCached64, "ops/s"},
+		{"rank_1k_p50_us", r.Rank1kP50us, "µs"},
+		{"rank_1m_p50_us", r.Rank1mP50us, "µs"},
+		{"page_1m_p50_us", r.Page1mP50us, "µs"},
+		{"around_1m_p50_us", r.Around1mP50us, "µs"},
+		{"purge_1m_s", r.Purge1mS, "s"},
+		{"purge_max_ping_ms", r.PurgeMaxPingMs, "ms"},
+	}
+	fmt.Fprintf(w, "%-24s %14s  %-9s %s\n", "workload", "value", "unit", "what")
+	fmt.Fprintln(w, strings.Repeat("-", 100))
+	for _, row := range rows {
+		fmt.Fprintf(w, "%-24s %14s  %-9s %s\n", row.name, format(row.val), row.unit, labels[row.name])
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-44s %10s  %-8s %s\n", "target", "got", "want", "")
+	fmt.Fprintln(w, strings.Repeat("-", 72))
+	for _, t := range r.targets() {
+		op, verdict := ">=", "ok"
+		if !t.min {
+			op = "<="
+		}
+		if !t.holds() {
+			verdict = "MISSED"
+		}
+		fmt.Fprintf(w, "%-44s %10s  %-8s %s\n", t.name, format(t.got), op+" "+format(t.want), verdict)
+	}
+	fmt.Fprintln(w)
+}
+
+// format prints large values without decimals and small ones with up to three.
+func format(x float64) string {
+	if math.Abs(x) >= 1000 {
+		return fmt.Sprintf("%.0f", x)
+	}
+	return fmt.Sprintf("%.3g", x)
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/kuisboard/kuis"
+	"github.com/redis/rueidis"
+)
+
+// sweep compares rueidis client options for RecordCorrect beside go-redis,
+// from 64 goroutines and then from 1 on the same clients (a lone caller on a
+// client that has served concurrent ones, as in any server), interleaved:
+// the evidence behind clientOption and the README's recommendation.
+func (r *runner) sweep(w io.Writer) error {
+	type variant struct {
+		name       string
+		set        func(*rueidis.ClientOption)
+		fn         op
+		ops64, op1 float64
+	}
+	vs := []*variant{
+		{name: "default (auto-pipelining)", set: func(*rueidis.ClientOption) {}},
+		{name: "DisableAutoPipelining", set: func(o *rueidis.ClientOption) { o.DisableAutoPipelining = true }},
+		{name: "AlwaysPipelining", set: func(o *rueidis.ClientOption) { o.AlwaysPipelining = true }},
+		{name: "PipelineMultiplex -1 (1 conn)", set: func(o *rueidis.ClientOption) { o.PipelineMultiplex = -1 }},
+		{name: "MaxFlushDelay 20µs", set: func(o *rueidis.ClientOption) { o.MaxFlushDelay = 20 * time.Microsecond }},
+		{name: "go-redis v9, same script"},
+	}
+	for _, v := range vs {
+		if v.set == nil {
+			rdb := newGoredis(r.addr)
+			defer rdb.Close()
+			gr, err := r.quiz("sweep-goredis", 10)
+			if err != nil {
+				return err
+			}
+			keys := []string{gr.Keys().Meta(), gr.Keys().Board()}
+			v.fn = func(w, i int) (int, error) {
+				_, err := recordScript.Run(r.ctx, rdb, keys, member(w, i)).Float64()
+				return 1, err
+			}
+			continue
+		}
+		opt := r.opt
+		v.set(&opt)
+		c, err := rueidis.NewClient(opt)
+		if err != nil {
+			return fmt.Errorf("%s: %w", v.name, err)
+		}
+		defer c.Close()
+		b, err := r.quizOn(c, "sweep")
+		if err != nil {
+			return err
+		}
+		v.fn = func(w, i int) (int, error) {
+			_, err := b.RecordCorrect(r.ctx, member(w, i))
+			return 1, err
+		}
+	}
+	var w64, w1 []workload
+	for _, v := range vs {
+		w64 = append(w64, workload{v.name, 64, v.fn})
+		w1 = append(w1, workload{v.name, 1, v.fn})
+	}
+	ops64, err := r.compare(w64...)
+	if err != nil {
+		return err
+	}
+	op1, err := r.compare(w1...)
+	if err != nil {
+		return err
+	}
+	for i, v := range vs {
+		v.ops64, v.op1 = ops64[i], op1[i]
+	}
+	g := vs[len(vs)-1]
+	fmt.Fprintf(w, "%-32s %14s %14s %10s %10s\n", "RecordCorrect via", "64 goroutines", "1 goroutine", "64 / g-r", "1 / g-r")
+	for _, v := range vs {
+		fmt.Fprintf(w, "%-32s %14.0f %14.0f %10.2f %10.2f\n", v.name, v.ops64, v.op1, v.ops64/g.ops64, v.op1/g.op1)
+	}
+	return nil
+}
+
+// quizOn is quiz on another client; the quiz may exist already.
+func (r *runner) quizOn(c rueidis.Client, id string) (*kuis.Board, error) {
+	m, err := kuis.NewMeta(c, id, r.opts()...)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Create(r.ctx, "bench "+id, 10); err != nil && !errors.Is(err, kuis.ErrQuizExists) {
+		return nil, err
+	}
+	return kuis.NewBoard(c, id, r.opts()...)
+}

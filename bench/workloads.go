@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/kuisboard/kuis"
+	"github.com/redis/rueidis"
+)
+
+// members is the participant pool of the write workloads: 1,000 names, so the
+// boards stay the size of a big school rather than growing without bound.
+var members = func() []string {
+	m := make([]string, 1000)
+	for i := range m {
+		m[i] = fmt.Sprintf("p%04d", i)
+	}
+	return m
+}()
+
+// member picks a participant for a worker's i-th call, spreading the workers
+// over the pool.
+func member(worker, i int) string { return members[(worker*7919+i)%len(members)] }
+
+// runner holds what every workload needs: the server, the client the library
+// uses, the run's namespace and timings, and where progress goes.
+type runner struct {
+	ctx      context.Context
+	addr     string
+	client   rueidis.Client
+	opt      rueidis.ClientOption // the options client was made with
+	ns       string
+	warm     time.Duration
+	dur      time.Duration
+	progress io.Writer
+	rawKeys  []string // keys written outside the library, deleted at the end
+}
+
+func (r *runner) logf(format string, args ...any) {
+	fmt.Fprintf(r.progress, format+"\n", args...)
+}
+
+// opts are the library options of every handle of the run.
+func (r *runner) opts(extra ...kuis.Option) []kuis.Option {
+	return append([]kuis.Option{kuis.WithNamespace(r.ns)}, extra...)
+}
+
+// rawKey names a key of the run's namespace written without the library.
+func (r *runner) rawKey(name string) string {
+	k := r.ns + ":raw:" + name
+	r.rawKeys = append(r.rawKeys, k)
+	return k
+}
+
+// quiz creates a running quiz and returns its board handle.
+func (r *runner) quiz(id string, questions int, extra ...kuis.Option) (*kuis.Board, error) {
+	m, err := kuis.NewMeta(r.client, id, r.opts()...)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.Create(r.ctx, "bench "+id, questions); err != nil {
+		return nil, err
+	}
+	return kuis.NewBoard(r.client, id, r.opts(extra...)...)
+}
+
+// workload is one throughput measurement: a name, a concurrency, a body.
+type workload struct {
+	name    string
+	workers int
+	fn      op
+}
+
+// slice runs w for d and returns its ops/s.
+func (w workload) slice(d time.Duration) (float64, error) {
+	ops, err := timed(d, w.workers, w.fn)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", w.name, err)
+	}
+	return ops, nil
+}
+
+// measure runs w for the run's warm-up and duration and logs the result.
+func (r *runner) measure(w workload) (float64, error) {
+	ops, err := r.compare(w)
+	if err != nil {
+		return 0, err
+	}
+	return ops[0], nil
+}
+
+// compare measures workloads whose ratio is a target by turns (interleaved),
+// so that drift in the machine's load cancels out of the ratio.
+func (r *runner) compare(ws ...workload) ([]float64, error) {
+	var names []string
+	fns := make([]func(time.Duration) (float64, error), len(ws))
+	for i, w := range ws {
+		names = append(names, fmt.Sprintf("%s/%d", w.name, w.workers))
+		fns[i] = w.slice
+	}
+	return r.compareFns(names, fns)
+}
+
+// compareFns is compare for measurements that are not workloads (redis-benchmark).
+func (r *runner) compareFns(names []string, fns []func(time.Duration) (float64, error)) ([]float64, error) {
+	if len(fns) == 1 {
+		r.logf("%s: %v warm-up, then %v in %d slices ...", names[0], r.warm, r.dur, rounds)
+	} else {
+		r.logf("%v: %v warm-up each, then %d interleaved rounds, %v each in all ...", names, r.warm, rounds, r.dur)
+	}
+	ops, err := interleaved(r.warm, r.dur, fns...)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ops {
+		ops[i] = round(ops[i], 0)
+		r.logf("%-22s %.0f ops/s", names[i], ops[i])
+	}
+	return ops, nil
+}
+
+// rawZincrby is the floor under the library: bare rueidis ZINCRBY, no gate.
+func (r *runner) rawZincrby(client rueidis.Client, workers int) workload {
+	key := r.rawKey("zincrby")
+	return workload{"raw_zincrby", workers, func(w, i int) (int, error) {
+		return 1, client.Do(context.Background(), client.B().Zincrby().Key(key).Increment(10).Member(member(w, i)).Build()).Error()
+	}}
+}
+
+// recordCorrect is Board.RecordCorrect: the status gate and ZINCRBY in one script.
+func (r *runner) recordCorrect(b *kuis.Board, workers int) workload {
+	return workload{"record_correct", workers, func(w, i int) (int, error) {
+		_, err := b.RecordCorrect(context.Background(), member(w, i))
+		return 1, err
+	}}
+}
+
+// recordAnswer is Board.RecordAnswer with a fresh (question, participant)
+// pair each call, so every call writes: the exactly-once path at full cost.
+func (r *runner) recordAnswer(b *kuis.Board, workers int) workload {
+	var seq atomic.Int64 // across warm-up and measurement: no pair repeats
+	return workload{"record_answer", workers, func(int, int) (int, error) {
+		n := seq.Add(1)
+		a, err := b.RecordAnswer(context.Background(), "a"+strconv.FormatInt(n/1000, 10), int(n%1000)+1)
+		if err == nil && a.Duplicate {
+			err = fmt.Errorf("answer %d counted as a duplicate", n)
+		}
+		return 1, err
+	}}
+}
+
+// batchSize is the RecordAnswers batch of record_batch.
+const batchSize = 1000
+
+// recordBatch is Board.RecordAnswers in batches of 1000 fresh answers (50
+// participants x 20 questions each), from workers goroutines; it counts answers.
+func (r *runner) recordBatch(b *kuis.Board, workers int) workload {
+	var seq atomic.Int64 // across warm-up and measurement: no pair repeats
+	return workload{"record_batch", workers, func(int, int) (int, error) {
+		n := strconv.FormatInt(seq.Add(1), 10)
+		in := make([]kuis.AnswerInput, batchSize)
+		for j := range in {
+			in[j] = kuis.AnswerInput{Participant: "b" + n + "-" + strconv.Itoa(j%50), Question: j/50 + 1}
+		}
+		out, err := b.RecordAnswers(context.Background(), in)
+		if err == nil && out[batchSize-1].Duplicate {
+			err = fmt.Errorf("batch %s counted as a duplicate", n)
+		}
+		return batchSize, err
+	}}
+}
+
+// standings reads a whole board with Board.Standings.
+func (r *runner) standings(name string, b *kuis.Board, workers, want int) workload {
+	return workload{name, workers, func(w, i int) (int, error) {
+		s, err := b.Standings(context.Background())
+		if err == nil && len(s) != want {
+			err = fmt.Errorf("standings have %d lines, want %d", len(s), want)
+		}
+		return 1, err
+	}}
+}
+
+// fillBoard records one correct answer for each of n participants, in one
+// RecordAnswers batch.
+func fillBoard(ctx context.Context, b *kuis.Board, n int) error {
+	in := make([]kuis.AnswerInput, n)
+	for i := range in {
+		in[i] = kuis.AnswerInput{Participant: members[i], Question: 1}
+	}
+	_, err := b.RecordAnswers(ctx, in)
+	return err
+}
