@@ -3,13 +3,14 @@
 -- ARGV[1] judul (title), ARGV[2] jumlah_soal (question count, validated in Go)
 -- Reply: 1. Refusals: KUIS_FORBIDDEN, KUIS_EXISTS when any key of the quiz
 -- exists (a new quiz never inherits an old board), and nothing is written.
-local err = permitted({'HSET', KEYS[1], 'judul', ARGV[1]})
+local g = gate()
+local err = g.permitted({'HSET', KEYS[1], 'judul', ARGV[1]})
 if err then
   return err
 end
 for _, key in ipairs(KEYS) do
   if redis.call('EXISTS', key) == 1 then
-    return refuse('KUIS_EXISTS', key .. ' already exists')
+    return g.refuse('KUIS_EXISTS', key .. ' already exists')
   end
 end
 redis.call('HSET', KEYS[1], 'judul', ARGV[1], 'jumlah_soal', ARGV[2], 'status', 'berjalan')

@@ -3,11 +3,12 @@
 -- Reply: 1 when status went from berjalan to selesai, 0 when it was already
 -- selesai. Refusals (nothing written): KUIS_FORBIDDEN, KUIS_NOTFOUND,
 -- KUIS_CORRUPT.
-local err = permitted({'HSET', KEYS[1], 'status', 'selesai'})
+local g = gate()
+local err = g.permitted({'HSET', KEYS[1], 'status', 'selesai'})
 if err then
   return err
 end
-local s, _, err = status(KEYS[1])
+local s, _, err = g.status(KEYS[1])
 if err then
   return err
 end

@@ -4,15 +4,16 @@
 -- KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_RUNNING, KUIS_CORRUPT. The status is
 -- checked again here because the recap was archived in an earlier step: a
 -- quiz recreated since then must not lose its new data.
-local err = permitted({'UNLINK', KEYS[1]}, {'UNLINK', KEYS[2]}, {'UNLINK', KEYS[3]})
+local g = gate()
+local err = g.permitted({'UNLINK', KEYS[1]}, {'UNLINK', KEYS[2]}, {'UNLINK', KEYS[3]})
 if err then
   return err
 end
-local s, _, err = status(KEYS[1])
+local s, _, err = g.status(KEYS[1])
 if err then
   return err
 end
 if s ~= 'selesai' then
-  return refuse('KUIS_RUNNING', KEYS[1] .. ' status is ' .. s)
+  return g.refuse('KUIS_RUNNING', KEYS[1] .. ' status is ' .. s)
 end
 return redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])

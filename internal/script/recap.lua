@@ -3,11 +3,12 @@
 -- Reply: {meta as HGETALL's flat field/value list, board as ZREVRANGE 0 -1
 -- WITHSCORES's flat member/score list}. An empty meta list means the quiz does
 -- not exist. Refusal: KUIS_CORRUPT for a key of the wrong type.
-local meta, err = call(KEYS[1] .. ' is not a hash', 'HGETALL', KEYS[1])
+local g = gate()
+local meta, err = g.call(KEYS[1] .. ' is not a hash', 'HGETALL', KEYS[1])
 if err then
   return err
 end
-local board, err = call(KEYS[2] .. ' is not a sorted set', 'ZREVRANGE', KEYS[2], 0, -1, 'WITHSCORES')
+local board, err = g.call(KEYS[2] .. ' is not a sorted set', 'ZREVRANGE', KEYS[2], 0, -1, 'WITHSCORES')
 if err then
   return err
 end
