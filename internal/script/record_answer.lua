@@ -9,18 +9,25 @@
 local meta, board, answers, participant, question = KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2]
 local pair = question .. ':' .. participant
 
--- The common case, a new answer, with no helper built: every check reads, and
--- the writes come after the last check. ZINCRBY goes first: an ACL refusal of
--- it writes nothing, and SADD is checked against the ACL before it. A repeat
--- takes the long way, which refuses a caller who could not have written it.
+-- The common case, with no helper built: every check reads, and the writes
+-- come after the last check. ZINCRBY goes first: an ACL refusal of it writes
+-- nothing, and SADD is checked against the ACL before it. A repeat writes
+-- nothing, but answers only a caller who could have written it.
 local f = redis.pcall('HMGET', meta, 'status', 'jumlah_soal')
 local n = f[1] == 'berjalan' and questions(f[2])
-if n and tonumber(question) <= n and redis.pcall('SISMEMBER', answers, pair) == 0 then
-  if sound(redis.pcall('ZSCORE', board, participant))
-      and (not redis.acl_check_cmd or redis.acl_check_cmd('SADD', answers, pair)) then
-    local score = redis.call('ZINCRBY', board, 10, participant)
-    redis.call('SADD', answers, pair)
-    return {score, 0}
+local acl = redis.acl_check_cmd
+if n and tonumber(question) <= n then
+  local seen = redis.pcall('SISMEMBER', answers, pair)
+  local cur = redis.pcall('ZSCORE', board, participant)
+  if sound(cur) and (not acl or acl('SADD', answers, pair)) then
+    if seen == 0 then
+      local score = redis.call('ZINCRBY', board, 10, participant)
+      redis.call('SADD', answers, pair)
+      return {score, 0}
+    end
+    if seen == 1 and cur and (not acl or acl('ZINCRBY', board, '10', participant)) then
+      return {cur, 1}
+    end
   end
 end
 
