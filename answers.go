@@ -27,10 +27,11 @@ type AnswerInput struct {
 
 // RecordCorrect adds exactly 10 points to the participant with ZINCRBY and
 // returns the new score. It runs as one atomic script that first checks the
-// meta (HMGET, O(1)), so answers are refused, with nothing written, once the
-// quiz is selesai: ErrQuizFinished; ErrQuizNotFound with no meta; ErrCorrupt
-// for a malformed meta or a board of the wrong type; ErrInvalidParticipant
-// before any I/O. ZINCRBY is O(log N).
+// meta (HMGET, O(1)) and the current score (ZSCORE, O(1)), so answers are
+// refused, with nothing written, once the quiz is selesai: ErrQuizFinished;
+// ErrQuizNotFound with no meta; ErrCorrupt for a malformed meta, a board of the
+// wrong type or a current score that is not a non-negative multiple of 10;
+// ErrInvalidParticipant before any I/O. ZINCRBY is O(log N).
 //
 // RecordCorrect counts every call: a retry after a lost reply may count twice.
 // Prefer RecordAnswer, which is exactly-once per question.
@@ -48,8 +49,8 @@ func (b *Board) RecordCorrect(ctx context.Context, participant string) (int64, e
 
 // RecordAnswer counts a correct answer to question (1 to jumlah_soal) at most
 // once per participant, in one atomic script together with the status gate of
-// RecordCorrect: HMGET meta, SISMEMBER answers, then ZINCRBY board 10 and SADD
-// answers (O(log N)). The first call adds 10 points and returns
+// RecordCorrect: HMGET meta, SISMEMBER answers, ZSCORE board, then ZINCRBY
+// board 10 and SADD answers (O(log N)). The first call adds 10 points and returns
 // {Score: new, Duplicate: false}; every repeat adds nothing and returns
 // {Score: current, Duplicate: true}. It is therefore safe to retry after any
 // error, including a timeout after the server applied the write.
