@@ -1,7 +1,9 @@
 package kuis_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"fmt"
 	"sync/atomic"
 	"testing"
@@ -119,4 +121,23 @@ func (e *env) exists(key string) bool {
 		e.t.Fatal(err)
 	}
 	return n == 1
+}
+
+// csvRows takes the quiz's recap, writes it with WriteCSV and reads it back
+// with encoding/csv: the header row, then one row per participant.
+func (e *env) csvRows(id string) [][]string {
+	e.t.Helper()
+	recap, err := kuis.TakeRecap(e.ctx, e.client, id, e.opts...)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := recap.WriteCSV(&buf); err != nil {
+		e.t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return rows
 }
