@@ -13,8 +13,27 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// Every example starts its own in-process miniredis so that it runs anywhere.
-// Against a real Redis 7 neither DisableCache nor ForceSingleClient is needed.
+// Every example starts its own in-process miniredis so that it runs anywhere:
+// ExampleNewBoard shows how, the others call exampleClient. Against a real
+// Redis 7 neither DisableCache nor ForceSingleClient is needed.
+
+// exampleClient starts an in-process miniredis and connects to it as
+// ExampleNewBoard does; done closes both.
+func exampleClient() (client rueidis.Client, done func()) {
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	client, err = rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true,
+		ForceSingleClient: true,
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return client, func() { client.Close(); mr.Close() }
+}
 
 // The contract's reference session: a teacher creates the quiz, nine correct
 // answers arrive in three rounds, and students read the board and their rank.
@@ -83,20 +102,8 @@ func ExampleNewBoard() {
 
 // Create writes the whole meta hash at once and never overwrites a quiz.
 func ExampleMeta_Create() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	client, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:       []string{mr.Addr()},
-		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
-		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer client.Close()
+	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+	defer done()
 	ctx := context.Background()
 
 	meta, err := kuis.NewMeta(client, "kuis-01")
@@ -121,20 +128,8 @@ func ExampleMeta_Create() {
 
 // Finish closes the quiz; finishing it again changes nothing.
 func ExampleMeta_Finish() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	client, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:       []string{mr.Addr()},
-		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
-		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer client.Close()
+	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+	defer done()
 	ctx := context.Background()
 
 	meta, err := kuis.NewMeta(client, "kuis-01")
@@ -170,20 +165,8 @@ func ExampleMeta_Finish() {
 // Once the teacher finishes the quiz, the status gate inside the record
 // script refuses every answer, and nothing is written.
 func ExampleBoard_RecordCorrect_finished() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	client, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:       []string{mr.Addr()},
-		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
-		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer client.Close()
+	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+	defer done()
 	ctx := context.Background()
 
 	meta, err := kuis.NewMeta(client, "kuis-01")
@@ -224,20 +207,8 @@ func ExampleBoard_RecordCorrect_finished() {
 // RecordAnswer counts each (participant, question) pair once, so a double
 // tap or a retry after a timeout adds nothing.
 func ExampleBoard_RecordAnswer() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	client, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:       []string{mr.Addr()},
-		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
-		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer client.Close()
+	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+	defer done()
 	ctx := context.Background()
 
 	meta, err := kuis.NewMeta(client, "kuis-01")
@@ -270,20 +241,8 @@ func ExampleBoard_RecordAnswer() {
 // Rank follows Redis's tie order (ZREVRANK + 1); CompetitionRank lets equal
 // scores share a rank and skips the next one.
 func ExampleBoard_CompetitionRank() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	client, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:       []string{mr.Addr()},
-		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
-		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer client.Close()
+	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+	defer done()
 	ctx := context.Background()
 
 	meta, err := kuis.NewMeta(client, "kuis-01")
@@ -324,20 +283,8 @@ func ExampleBoard_CompetitionRank() {
 // Around shows a student their own line and their neighbours, with global
 // ranks, clipped at the ends of the board.
 func ExampleBoard_Around() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	client, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:       []string{mr.Addr()},
-		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
-		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer client.Close()
+	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+	defer done()
 	ctx := context.Background()
 
 	meta, err := kuis.NewMeta(client, "kuis-01")
@@ -375,20 +322,8 @@ func ExampleBoard_Around() {
 // A recap is one consistent snapshot of meta and board, for the teacher to
 // keep before the keys are deleted.
 func ExampleTakeRecap() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	client, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:       []string{mr.Addr()},
-		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
-		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer client.Close()
+	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+	defer done()
 	ctx := context.Background()
 
 	meta, err := kuis.NewMeta(client, "kuis-01")
@@ -430,20 +365,8 @@ func ExampleTakeRecap() {
 
 // PurgeQuiz deletes a finished quiz only after archive has kept its recap.
 func ExamplePurgeQuiz() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	client, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:       []string{mr.Addr()},
-		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
-		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer client.Close()
+	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+	defer done()
 	ctx := context.Background()
 
 	meta, err := kuis.NewMeta(client, "kuis-01")
@@ -491,20 +414,8 @@ func ExamplePurgeQuiz() {
 // quiz written through the library, a violation once someone sets a TTL by
 // hand.
 func ExampleAudit() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	client, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:       []string{mr.Addr()},
-		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
-		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer client.Close()
+	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+	defer done()
 	ctx := context.Background()
 
 	meta, err := kuis.NewMeta(client, "kuis-01")
@@ -548,20 +459,8 @@ func ExampleAudit() {
 // Purge deletes every key of the namespace, and nothing that merely looks
 // like one.
 func ExamplePurge() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	client, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:       []string{mr.Addr()},
-		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
-		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer client.Close()
+	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+	defer done()
 	ctx := context.Background()
 
 	for _, id := range []string{"kuis-01", "kuis-02"} {
@@ -623,20 +522,8 @@ func ExampleContractTable() {
 // no tracking and this client sets DisableCache, so here the same calls simply
 // go to the server, uncached.
 func ExampleWithClientCache() {
-	mr, err := miniredis.Run()
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer mr.Close()
-	client, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:       []string{mr.Addr()},
-		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
-		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer client.Close()
+	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+	defer done()
 	ctx := context.Background()
 
 	meta, err := kuis.NewMeta(client, "kuis-01")
