@@ -17,6 +17,28 @@ import (
 // ExampleNewBoard shows how, the others call exampleClient. Against a real
 // Redis 7 neither DisableCache nor ForceSingleClient is needed.
 
+// referenceQuiz replays the writes of the contract's reference session, as
+// ExampleNewBoard does, and returns the quiz's handles.
+func referenceQuiz(ctx context.Context, client rueidis.Client) (*kuis.Meta, *kuis.Board) {
+	meta, err := kuis.NewMeta(client, "kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
+		log.Fatal(err)
+	}
+	board, err := kuis.NewBoard(client, "kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, name := range []string{"Ali", "Citra", "Ali", "Budi", "Citra", "Ali", "Budi", "Citra", "Dewi"} {
+		if _, err := board.RecordCorrect(ctx, name); err != nil {
+			log.Fatal(err)
+		}
+	}
+	return meta, board
+}
+
 // exampleClient starts an in-process miniredis and connects to it as
 // ExampleNewBoard does; done closes both.
 func exampleClient() (client rueidis.Client, done func()) {
@@ -245,22 +267,7 @@ func ExampleBoard_CompetitionRank() {
 	defer done()
 	ctx := context.Background()
 
-	meta, err := kuis.NewMeta(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
-		log.Fatal(err)
-	}
-	board, err := kuis.NewBoard(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, name := range []string{"Ali", "Citra", "Ali", "Budi", "Citra", "Ali", "Budi", "Citra", "Dewi"} {
-		if _, err := board.RecordCorrect(ctx, name); err != nil {
-			log.Fatal(err)
-		}
-	}
+	_, board := referenceQuiz(ctx, client) // Citra 30, Ali 30, Budi 20, Dewi 10
 
 	for _, name := range []string{"Citra", "Ali", "Budi", "Dewi"} {
 		rank, err := board.Rank(ctx, name)
@@ -287,22 +294,7 @@ func ExampleBoard_Around() {
 	defer done()
 	ctx := context.Background()
 
-	meta, err := kuis.NewMeta(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
-		log.Fatal(err)
-	}
-	board, err := kuis.NewBoard(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, name := range []string{"Ali", "Citra", "Ali", "Budi", "Citra", "Ali", "Budi", "Citra", "Dewi"} {
-		if _, err := board.RecordCorrect(ctx, name); err != nil {
-			log.Fatal(err)
-		}
-	}
+	_, board := referenceQuiz(ctx, client) // Citra 30, Ali 30, Budi 20, Dewi 10
 
 	for _, name := range []string{"Budi", "Dewi"} {
 		near, err := board.Around(ctx, name, 1)
@@ -311,7 +303,7 @@ func ExampleBoard_Around() {
 		}
 		fmt.Printf("around %s: %v\n", name, near)
 	}
-	_, err = board.Around(ctx, "Eko", 1)
+	_, err := board.Around(ctx, "Eko", 1)
 	fmt.Println("Eko:", errors.Is(err, kuis.ErrNotOnBoard))
 	// Output:
 	// around Budi: [{2 Ali 30} {3 Budi 20} {4 Dewi 10}]
@@ -326,22 +318,7 @@ func ExampleTakeRecap() {
 	defer done()
 	ctx := context.Background()
 
-	meta, err := kuis.NewMeta(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
-		log.Fatal(err)
-	}
-	board, err := kuis.NewBoard(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, name := range []string{"Ali", "Citra", "Ali", "Budi", "Citra", "Ali", "Budi", "Citra", "Dewi"} {
-		if _, err := board.RecordCorrect(ctx, name); err != nil {
-			log.Fatal(err)
-		}
-	}
+	meta, _ := referenceQuiz(ctx, client) // Citra 30, Ali 30, Budi 20, Dewi 10
 	if err := meta.Finish(ctx); err != nil {
 		log.Fatal(err)
 	}
