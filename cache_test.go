@@ -59,7 +59,7 @@ var cachedReads = []cachedRead{
 	{"Get", []string{"hgetall"}, func(ctx context.Context, m *kuis.Meta, _ *kuis.Board) (any, error) {
 		return m.Get(ctx)
 	}},
-	{"Status", []string{"hget"}, func(ctx context.Context, m *kuis.Meta, _ *kuis.Board) (any, error) {
+	{"Status", []string{"hgetall"}, func(ctx context.Context, m *kuis.Meta, _ *kuis.Board) (any, error) {
 		return m.Status(ctx)
 	}},
 }

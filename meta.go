@@ -21,7 +21,7 @@ const (
 // Info is the decoded meta hash of a quiz.
 type Info struct {
 	Title     string `json:"title"`     // judul
-	Questions int    `json:"questions"` // jumlah_soal, 1 to 1000
+	Questions int    `json:"questions"` // jumlah_soal, a positive integer (Create writes 1 to 1000)
 	Status    Status `json:"status"`    // status
 }
 
@@ -47,8 +47,10 @@ func (m *Meta) Keys() Keys { return m.q.keys }
 
 // Create writes judul, jumlah_soal and status=berjalan in one atomic script
 // (EXISTS on the quiz's three keys, then HSET meta: O(1)). It refuses with
-// ErrQuizExists if any key of the quiz already exists, in any form, so nothing
-// is ever overwritten and a new quiz never inherits an old board. The title must
+// ErrQuizExists if any key of the quiz already exists, of any type, so nothing
+// is ever overwritten and a new quiz never inherits an old board. The keys are
+// those the options select: the braced keys of WithHashTag are different keys
+// from the unbraced ones, so neither form sees the other. The title must
 // be 1 to 200 bytes of UTF-8 without control characters and questions 1 to
 // 1000 (ErrInvalidMeta, checked before any I/O). No TTL is set.
 func (m *Meta) Create(ctx context.Context, title string, questions int) error {
@@ -72,24 +74,24 @@ func (m *Meta) Get(ctx context.Context) (Info, error) {
 	return decodeInfo(m.q.keys.meta, fields)
 }
 
-// Status reads the status field with HGET (O(1)); when it is missing, one
-// EXISTS tells a missing quiz (ErrQuizNotFound) from a corrupt one
-// (ErrCorrupt). An unknown status is ErrCorrupt. Cached with WithClientCache.
+// Status reads the quiz's status with HGETALL (O(N), N = 3 fields): one
+// command, so that a missing field and a missing key are told apart at the
+// same moment (two commands could see a Create land between them, and a cached
+// nil beside a fresh EXISTS would invent a corruption). Errors:
+// ErrQuizNotFound when the key is missing; ErrCorrupt for a key of the wrong
+// type, a missing status field or an unknown status. Unlike Get it does not
+// check the other fields. Cached with WithClientCache.
 func (m *Meta) Status(ctx context.Context) (Status, error) {
-	s, err := m.q.read(ctx, m.q.client.B().Hget().Key(m.q.keys.meta).Field(fieldStatus).Cache()).ToString()
-	if rueidis.IsRedisNil(err) {
-		n, err := m.q.client.Do(ctx, m.q.client.B().Exists().Key(m.q.keys.meta).Build()).AsInt64()
-		switch {
-		case err != nil:
-			return "", replyError(err, m.q.keys.meta)
-		case n == 0:
-			return "", errNotFound(m.q.keys.meta)
-		default:
-			return "", corrupt(m.q.keys.meta, "field status is missing")
-		}
-	}
+	fields, err := m.q.read(ctx, m.q.client.B().Hgetall().Key(m.q.keys.meta).Cache()).AsStrMap()
 	if err != nil {
 		return "", replyError(err, m.q.keys.meta)
+	}
+	if len(fields) == 0 {
+		return "", errNotFound(m.q.keys.meta)
+	}
+	s, ok := fields[fieldStatus]
+	if !ok {
+		return "", corrupt(m.q.keys.meta, "field status is missing")
 	}
 	return decodeStatus(m.q.keys.meta, s)
 }
