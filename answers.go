@@ -21,8 +21,10 @@ type Answer struct {
 
 // AnswerInput is one correct answer for RecordAnswers.
 type AnswerInput struct {
+	// Participant is the participant's name, checked as in RecordAnswer.
 	Participant string
-	Question    int
+	// Question is the question answered, 1 to the quiz's jumlah_soal.
+	Question int
 }
 
 // RecordCorrect adds exactly 10 points to the participant with ZINCRBY and
@@ -52,12 +54,17 @@ func (b *Board) RecordCorrect(ctx context.Context, participant string) (int64, e
 // RecordCorrect: HMGET meta, SISMEMBER answers, ZSCORE board, then ZINCRBY
 // board 10 and SADD answers (O(log N)). The first call adds 10 points and returns
 // {Score: new, Duplicate: false}; every repeat adds nothing and returns
-// {Score: current, Duplicate: true}. It is therefore safe to retry after any
-// error, including a timeout after the server applied the write.
+// {Score: current, Duplicate: true}, even after the quiz is finished (only
+// new answers are refused then). It is therefore safe to retry after any
+// error, including a timeout after the server applied the write and the
+// teacher finished the quiz before the retry.
 //
 // Checks, in order: ErrInvalidParticipant and ErrInvalidQuestion (question < 1)
-// before any I/O; then on the server ErrQuizNotFound, ErrQuizFinished,
-// ErrInvalidQuestion (question > jumlah_soal), ErrCorrupt. Refusals write nothing.
+// before any I/O; then on the server ErrForbidden (the ACL user may not write
+// board or answers), ErrQuizNotFound, ErrCorrupt (malformed meta),
+// ErrQuizFinished (unless the pair was counted: Duplicate), ErrInvalidQuestion
+// (question > jumlah_soal), ErrCorrupt (answers set or score breaks the
+// contract). Refusals write nothing.
 func (b *Board) RecordAnswer(ctx context.Context, participant string, question int) (Answer, error) {
 	if err := checkAnswer(participant, question); err != nil {
 		return Answer{}, err
@@ -68,9 +75,12 @@ func (b *Board) RecordAnswer(ctx context.Context, participant string, question i
 }
 
 // RecordAnswers records many answers, each exactly as RecordAnswer does (its own
-// atomic script run), sent pipelined in one round trip: for bulk imports and
-// for rebuilding a board from its answer log. Every input is validated before
-// any I/O (ErrInvalidParticipant, ErrInvalidQuestion, naming the index).
+// atomic script run): one EVALSHA of RecordAnswer's script per answer,
+// pipelined in one round trip, and EVAL only for those answered NOSCRIPT;
+// O(log N) per answer. It serves bulk imports and rebuilding a board from its
+// answer log. Every input is validated before any I/O (ErrInvalidParticipant,
+// ErrInvalidQuestion, naming the index); on such an error the result is nil
+// and nothing is sent.
 //
 // The result has one Answer per input, in order. When err is non-nil it wraps
 // the first failure and names its index; the entries of failed answers are

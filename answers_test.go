@@ -211,10 +211,6 @@ func TestRecordAnswerRefusalsWriteNothing(t *testing.T) {
 			setup: finish, participant: "Budi", question: 1, wantErr: kuis.ErrQuizFinished,
 		},
 		{
-			name:  "finished quiz, even for a question that was already counted",
-			setup: finish, participant: "Ali", question: 1, wantErr: kuis.ErrQuizFinished,
-		},
-		{
 			name:  "finished beats a question above jumlah_soal",
 			setup: finish, participant: "Ali", question: 4, wantErr: kuis.ErrQuizFinished,
 		},
@@ -536,5 +532,45 @@ func TestRecordAnswerConcurrentSubmitsCountOnce(t *testing.T) {
 	}
 	if n := len(answeredPairs(t, e, b.Keys())); n != participants*questions {
 		t.Errorf("answers set has %d members; want %d", n, participants*questions)
+	}
+}
+
+// TestRecordAnswerRetryAfterFinishIsDuplicate: an answer counted while the
+// quiz ran, whose reply was lost, may be retried after the teacher finished:
+// the retry says Duplicate with the score, not ErrQuizFinished (which would tell
+// the student the answer was not counted). New answers stay refused.
+func TestRecordAnswerRetryAfterFinishIsDuplicate(t *testing.T) {
+	e := newEnv(t)
+	_, m, b := e.running(3)
+	if _, err := b.RecordAnswer(e.ctx, "Ali", 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Finish(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.RecordAnswer(e.ctx, "Ali", 1)
+	if err != nil {
+		t.Fatalf("retry of a counted answer after Finish: %v", err)
+	}
+	if diff := cmp.Diff(kuis.Answer{Score: 10, Duplicate: true}, got); diff != "" {
+		t.Errorf("retry after Finish (-want +got):\n%s", diff)
+	}
+	for _, q := range []int{2, 4} { // a new answer, and one above jumlah_soal
+		if _, err := b.RecordAnswer(e.ctx, "Ali", q); !errors.Is(err, kuis.ErrQuizFinished) {
+			t.Errorf("RecordAnswer(Ali, %d) after Finish: %v, want ErrQuizFinished", q, err)
+		}
+	}
+	batch, err := b.RecordAnswers(e.ctx, []kuis.AnswerInput{{"Ali", 1}, {"Budi", 1}})
+	if !errors.Is(err, kuis.ErrQuizFinished) {
+		t.Errorf("RecordAnswers after Finish: %v, want ErrQuizFinished for Budi", err)
+	}
+	if diff := cmp.Diff([]kuis.Answer{{Score: 10, Duplicate: true}, {}}, batch); diff != "" {
+		t.Errorf("RecordAnswers after Finish (-want +got):\n%s", diff)
+	}
+	if n, err := e.mustRaw("SCARD", b.Keys().Answers()).AsInt64(); err != nil || n != 1 {
+		t.Errorf("SCARD answers = %d, %v; want 1 (nothing written)", n, err)
+	}
+	if s, err := b.Score(e.ctx, "Ali"); err != nil || s != 10 {
+		t.Errorf("Score(Ali) = %d, %v; want 10", s, err)
 	}
 }

@@ -62,12 +62,15 @@ func ContractTable(opts ...Option) (string, error) {
 }
 
 // Audit checks the live keys of one quiz against the contract and returns one
-// Violation per problem, in key order (meta, board, answers): a wrong TYPE, any
-// TTL, missing or unexpected meta fields, an invalid judul, a jumlah_soal that
-// is not a positive integer, an unknown status, a score that is not a
-// non-negative multiple of 10, an invalid participant name, a malformed answer
-// member or one above jumlah_soal, and a participant whose score is below 10 x
-// their counted answers. An empty result means the quiz keeps the contract.
+// Violation per problem, in the order it checks: the TYPE and TTL of each key
+// (meta, board, answers), then the meta fields (or a missing meta), the board's
+// members, the answer members, and last each participant's score against
+// their counted answers. It reports a wrong TYPE, any TTL, missing or
+// unexpected meta fields, an invalid judul, a jumlah_soal that is not a
+// positive integer, an unknown status, a score that is not a non-negative
+// multiple of 10, an invalid participant name, a malformed answer member or
+// one above jumlah_soal, and a participant whose score is below 10 x their
+// counted answers. An empty result means the quiz keeps the contract.
 //
 // Commands: TYPE and PTTL of the three keys, HGETALL meta, ZRANGE board 0 -1
 // WITHSCORES, SMEMBERS answers: O(N) in the board and answers, so run it when

@@ -32,5 +32,9 @@
 //	_, _ = kuis.PurgeQuiz(ctx, client, "kuis-01", archive)
 //
 // The caller owns the rueidis client. Every error wraps a sentinel of this
-// package (errors.Is), or a context or network error.
+// package (errors.Is), or is another error wrapped with the quiz it concerns:
+// a context or network error, a server error reply without a sentinel (e.g.
+// OOM, READONLY, BUSY, as *rueidis.RedisError), a reply of an unexpected
+// shape, or archive's own error from PurgeQuiz. Recap.WriteCSV returns the
+// writer's error as it is.
 package kuis

@@ -10,8 +10,12 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// Every error the library returns wraps one of these (test with errors.Is), or
-// a context or network error from rueidis, wrapped with the quiz it concerns.
+// Every error the library returns wraps one of these sentinels (test with
+// errors.Is), or is another error wrapped with the quiz it concerns: a context
+// or network error from rueidis, a server error reply without a sentinel (e.g.
+// OOM, READONLY, BUSY, as *rueidis.RedisError), a reply of an unexpected
+// shape, or archive's own error from PurgeQuiz. Recap.WriteCSV returns the
+// writer's error as it is.
 var (
 	// ErrInvalidQuizID: a quiz ID that is empty, longer than 64 bytes, or holds a
 	// byte other than ASCII letters, digits, '-', '_' and '.'. Returned before any I/O.

@@ -33,7 +33,8 @@ const DefaultNamespace = "kuis"
 // WithNamespace sets the first segment of every key (default "kuis"), so that
 // several applications or test runs can share one server without touching each
 // other's keys. It must be 1 to 64 bytes of ASCII letters, digits, '-', '_'
-// or '.'; otherwise every function given the option returns ErrInvalidNamespace.
+// or '.'; otherwise every function given the option returns ErrInvalidNamespace,
+// except ACLRules, which returns nil.
 func WithNamespace(ns string) Option {
 	return func(o *options) { o.namespace = ns }
 }

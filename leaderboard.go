@@ -69,7 +69,8 @@ func (b *Board) Page(ctx context.Context, offset, limit int) ([]Standing, error)
 // ZREVRANK, then ZREVRANGE ... WITHSCORES (O(log N + M)). The two commands are
 // not one atomic step: a write between them can shift the window by a place.
 // Errors: ErrInvalidParticipant, ErrInvalidRange for a radius outside 0 to
-// 500, ErrNotOnBoard. Cached with WithClientCache.
+// 500, ErrNotOnBoard, ErrCorrupt (a board of the wrong type, or a score in the
+// window that is not a non-negative multiple of 10). Cached with WithClientCache.
 func (b *Board) Around(ctx context.Context, participant string, radius int) ([]Standing, error) {
 	if radius < 0 || radius > maxRadius {
 		return nil, fmt.Errorf("%w: radius %d (want 0 to %d)", ErrInvalidRange, radius, maxRadius)
@@ -83,8 +84,8 @@ func (b *Board) Around(ctx context.Context, participant string, radius int) ([]S
 
 // Rank returns the participant's 1-based display rank: ZREVRANK + 1 (O(log N)),
 // so equal scores get distinct ranks in Redis's tie order (Ali 2 behind Citra
-// on the reference board). Errors: ErrInvalidParticipant, ErrNotOnBoard.
-// Cached with WithClientCache.
+// on the reference board). Errors: ErrInvalidParticipant, ErrNotOnBoard,
+// ErrCorrupt (a board of the wrong type). Cached with WithClientCache.
 func (b *Board) Rank(ctx context.Context, participant string) (int, error) {
 	pos, err := b.position(ctx, participant)
 	if err != nil {
@@ -126,7 +127,8 @@ func (b *Board) Score(ctx context.Context, participant string) (int64, error) {
 }
 
 // Len returns the number of participants on the board with ZCARD (O(1)).
-// Cached with WithClientCache.
+// No board yet is 0. Errors: ErrCorrupt (a board of the wrong type). Cached
+// with WithClientCache.
 func (b *Board) Len(ctx context.Context) (int64, error) {
 	k := b.q.keys.board
 	n, err := b.q.read(ctx, b.q.client.B().Zcard().Key(k).Cache()).AsInt64()

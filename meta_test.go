@@ -100,7 +100,7 @@ func TestCreateWritesExactlyTheContractFields(t *testing.T) {
 	}
 }
 
-// TestCreateRefusesAnExistingQuiz: any key of the quiz, in any form, makes
+// TestCreateRefusesAnExistingQuiz: any key of the quiz, of any type, makes
 // Create refuse with ErrQuizExists and leaves every key as it was.
 func TestCreateRefusesAnExistingQuiz(t *testing.T) {
 	tests := []struct {

@@ -49,7 +49,8 @@ func Purge(ctx context.Context, client rueidis.Client, opts ...Option) (int64, e
 // Quizzes lists, sorted, the IDs of the quizzes of the namespace that have a
 // meta key in the form the options select (with WithHashTag, the braced form;
 // IDs are returned without braces). It pages through SCAN ... MATCH
-// <ns>:meta:* on every primary: O(N) over the whole keyspace, in pages.
+// <ns>:meta:* (<ns>:meta:{*} with WithHashTag) on every primary: O(K), K the
+// number of keys in the database, in pages.
 func Quizzes(ctx context.Context, client rueidis.Client, opts ...Option) ([]string, error) {
 	o, err := resolve(opts)
 	if err != nil {

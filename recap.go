@@ -15,8 +15,8 @@ import (
 // Recap is a quiz's grades, taken as one consistent snapshot: what the teacher
 // copies elsewhere before the keys are purged.
 type Recap struct {
-	QuizID    string     `json:"quiz_id"`
-	Info      Info       `json:"info"`
+	QuizID    string     `json:"quiz_id"`   // the quiz ID, without braces
+	Info      Info       `json:"info"`      // the decoded meta hash
 	Standings []Standing `json:"standings"` // the whole board, as Board.Standings orders it
 	TakenAt   time.Time  `json:"taken_at"`  // the caller's clock when the snapshot arrived
 }

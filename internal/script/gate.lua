@@ -115,7 +115,7 @@ local function gate()
     end
     if not sound(cur) then
       return nil, g.refuse('KUIS_CORRUPT', board .. ' member ' .. string.format('%q', participant) ..
-        ' has score ' .. tostring(cur) .. ', not a non-negative multiple of 10')
+        ' has score ' .. tostring(cur) .. ', not a non-negative multiple of 10 at most 2^53 - 10')
     end
     return cur, nil
   end

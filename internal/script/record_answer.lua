@@ -3,7 +3,8 @@
 -- KEYS[1] meta, KEYS[2] board, KEYS[3] answers
 -- ARGV[1] participant (validated in Go), ARGV[2] question (decimal, >= 1)
 -- Reply: {score, duplicate}: the participant's score after the call, and 1
--- when the pair was already answered (nothing written), else 0.
+-- when the pair was already answered (nothing written), else 0. A pair counted
+-- before the quiz finished still answers {score, 1} after it.
 -- Refusals (nothing written): KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_FINISHED,
 -- KUIS_QUESTION (question above jumlah_soal), KUIS_CORRUPT.
 local meta, board, answers, participant, question = KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2]
@@ -38,9 +39,23 @@ local err = g.permitted({'ZINCRBY', board, '10', participant}, {'SADD', answers,
 if err then
   return err
 end
-local n, err = g.running(meta)
+local s, n, err = g.status(meta)
 if err then
   return err
+end
+if s == 'selesai' then
+  -- A finished quiz takes no answer, but a retry of one it counted (its
+  -- reply lost before the teacher finished) is told so, not refused.
+  if tonumber(question) <= n and redis.pcall('SISMEMBER', answers, pair) == 1 then
+    local cur, err = g.score(board, participant)
+    if err then
+      return err
+    end
+    if cur then
+      return {cur, 1}
+    end
+  end
+  return g.refuse('KUIS_FINISHED', meta .. ' status is selesai')
 end
 if tonumber(question) > n then
   return g.refuse('KUIS_QUESTION', 'question ' .. question .. ' is above jumlah_soal ' .. n)

@@ -1,6 +1,10 @@
-// Package script holds the library's Lua scripts, one .lua file each, and
-// wraps each once in a rueidis.Lua (EVALSHA, falling back to EVAL on NOSCRIPT).
-// Each file's header states its KEYS, ARGV and replies.
+// Package script holds the library's Lua scripts, one .lua file each, with
+// gate.lua prepended to every one. Each write script is wrapped once in a
+// rueidis.Lua (EVALSHA, falling back to EVAL on NOSCRIPT); Recap is a read-only
+// rueidis.Lua, sent as EVALSHA_RO (EVAL_RO on NOSCRIPT); RecordAnswerBatch is
+// not a rueidis.Lua but a Batch (batch.go): pipelined EVALSHA, with EVAL only
+// for the executions answered NOSCRIPT. Each file's header states its KEYS,
+// ARGV and replies.
 package script
 
 import (
