@@ -80,6 +80,8 @@ func TestRecordCorrectRefusalsWriteNothing(t *testing.T) {
 		{"unknown status", metaHash("judul", "Kuis", "jumlah_soal", "3", "status", "jeda"), "Ali", kuis.ErrCorrupt},
 		{"missing status", metaHash("judul", "Kuis", "jumlah_soal", "3"), "Ali", kuis.ErrCorrupt},
 		{"malformed jumlah_soal", metaHash("judul", "Kuis", "jumlah_soal", "x", "status", "berjalan"), "Ali", kuis.ErrCorrupt},
+		// 16 digits: Go reads it as an int, the Lua gate would not read it exactly; both refuse.
+		{"jumlah_soal of 16 digits", metaHash("judul", "Kuis", "jumlah_soal", "1000000000000000", "status", "berjalan"), "Ali", kuis.ErrCorrupt},
 		{"board is a string", func(e *env, k kuis.Keys) {
 			create(e, k)
 			e.mustRaw("SET", k.Board(), "papan")

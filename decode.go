@@ -49,11 +49,16 @@ func decodeStatus(key, s string) (Status, error) {
 	}
 }
 
-// decodeQuestions accepts a positive decimal integer without sign or leading
-// zeros, the only form Create writes.
+// maxQuestionsDigits bounds jumlah_soal's length so that the Lua gate (whose
+// numbers are float64) and Go read the same values: 15 digits stay exact.
+const maxQuestionsDigits = 15
+
+// decodeQuestions accepts a positive decimal integer of at most 15 digits
+// without sign or leading zeros, the only form Create writes (internal/script
+// gate.lua applies the same rule).
 func decodeQuestions(key, s string) (int, error) {
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || strconv.Itoa(n) != s {
+	if err != nil || n < 1 || len(s) > maxQuestionsDigits || strconv.Itoa(n) != s {
 		return 0, corrupt(key, "field jumlah_soal is %q, want a positive integer", s)
 	}
 	return n, nil

@@ -341,7 +341,7 @@ func TestGetAndStatusDecodeStrictly(t *testing.T) {
 		{"missing jumlah_soal", hset(with("jumlah_soal", "")),
 			result{Err: kuis.ErrCorrupt, Mention: []string{"jumlah_soal"}}, result{Status: kuis.StatusRunning}},
 	}
-	for _, bad := range []string{"abc", "0", "-3", "03", "1.5", "+3", " 3", "3 ", "1e3", "99999999999999999999"} {
+	for _, bad := range []string{"abc", "0", "-3", "03", "1.5", "+3", " 3", "3 ", "1e3", "9999999999999999", "99999999999999999999"} {
 		tests = append(tests, struct {
 			name       string
 			setup      func(e *env, k kuis.Keys)

@@ -104,7 +104,10 @@ var CSVHeader = []string{"rank", "competition_rank", "participant", "score", "co
 
 // WriteCSV writes the standings with encoding/csv: CSVHeader, then one row per
 // participant. competition_rank gives equal scores the same rank ("1224") and
-// correct_answers is score / 10.
+// correct_answers is score / 10. Names are written exactly as stored, so the
+// file reads back byte for byte; a spreadsheet may treat a name that starts
+// with '=', '+', '-' or '@' as a formula, so escape names before opening the
+// file in one if students typed them.
 func (r Recap) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {

@@ -22,9 +22,10 @@ local function sound(score)
 end
 
 -- questions returns a meta hash's jumlah_soal as a number, or nil unless it is
--- a positive decimal integer without sign or leading zeros.
+-- a positive decimal integer of at most 15 digits without sign or leading
+-- zeros (decode.go applies the same rule).
 local function questions(n)
-  if type(n) == 'string' and string.match(n, '^[1-9]%d*$') then
+  if type(n) == 'string' and #n <= 15 and string.match(n, '^[1-9]%d*$') then
     return tonumber(n)
   end
   return nil
