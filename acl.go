@@ -36,12 +36,11 @@ var clientBase = []string{
 // after `ACL SETUSER <name> reset on >password`, one argument each. They follow
 // WithNamespace; WithHashTag needs nothing more.
 //
-// RoleApp may run the record scripts (RecordCorrect, RecordAnswer,
-// RecordAnswers) and every Board and Meta read; Meta.Create, Meta.Finish,
-// Purge, PurgeQuiz and any key outside the namespace are refused
-// (ErrForbidden). RoleTeacher may create and finish quizzes, read everything,
-// Audit, TakeRecap, Purge and PurgeQuiz, and never change a score: the record
-// scripts answer ErrForbidden. Scripts run with the caller's rights, so each
+// RoleApp may record answers (RecordAnswer, RecordAnswers) and run every Board
+// and Meta read; Meta.Create, Meta.Finish, Purge, PurgeQuiz and any key outside
+// the namespace are refused (ErrForbidden). RoleTeacher may create and finish
+// quizzes, read everything, Audit, Recap, Purge and PurgeQuiz, and never
+// change a score: the record scripts answer ErrForbidden. Scripts run with the caller's rights, so each
 // role also holds, at top level, the commands its scripts call: an app user can
 // send ZINCRBY on the board directly, by any amount; the ACL cannot forbid
 // that without forbidding the script too.
@@ -60,20 +59,20 @@ func ACLRules(role Role, opts ...Option) []string {
 		rules = []string{"resetkeys", "resetchannels", board, answers, "%R" + meta}
 		rules = append(rules, clientBase...)
 		rules = append(rules,
-			// Board and meta reads.
-			"+zrevrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+hget", "+hgetall", "+exists",
+			// Board and meta reads, Board.Standing's script included.
+			"+hlen", "+zrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+hgetall",
 			// What the record scripts call.
-			"+hmget", "+zincrby", "+sismember", "+sadd",
-			// EVAL declares every key read-write; this selector lets the record
+			"+hmget", "+exists", "+zincrby", "+sismember", "+sadd",
+			// EVAL declares every key read-write; this selector lets the
 			// scripts name meta, while the commands inside stay checked above.
-			"("+board+" "+answers+" "+meta+" +evalsha +eval)")
+			"("+board+" "+answers+" "+meta+" +evalsha +eval +evalsha_ro +eval_ro)")
 	case RoleTeacher:
 		rules = []string{"resetkeys", "resetchannels", meta, "%R" + board, "%R" + answers}
 		rules = append(rules, clientBase...)
 		rules = append(rules,
 			// Reads of meta, board and answers, Audit included.
-			"+hget", "+hmget", "+hgetall", "+exists", "+type",
-			"+zrevrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+zrange", "+smembers", "+sismember",
+			"+hlen", "+hmget", "+hgetall", "+exists", "+type",
+			"+zrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+smembers", "+sismember",
 			// What the create and finish scripts write.
 			"+hset",
 			// Purge: SCAN on every primary (ROLE finds them).

@@ -9,7 +9,7 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// Answer is the outcome of RecordAnswer.
+// Answer is the outcome of a counted or repeated answer.
 type Answer struct {
 	// Score is the participant's score after the call.
 	Score int64 `json:"score"`
@@ -22,42 +22,27 @@ type Answer struct {
 // AnswerInput is one correct answer for RecordAnswers.
 type AnswerInput struct {
 	// Participant is the participant's name, checked as in RecordAnswer.
-	Participant string
+	Participant string `json:"participant"`
 	// Question is the question answered, 1 to the quiz's jumlah_soal.
-	Question int
+	Question int `json:"question"`
 }
 
-// RecordCorrect adds exactly 10 points to the participant with ZINCRBY and
-// returns the new score. It runs as one atomic script that first checks the
-// meta (HMGET, O(1)) and the current score (ZSCORE, O(1)), so answers are
-// refused, with nothing written, once the quiz is selesai: ErrQuizFinished;
-// ErrQuizNotFound with no meta; ErrCorrupt for a malformed meta, a board of the
-// wrong type or a current score that is not a non-negative multiple of 10;
-// ErrInvalidParticipant before any I/O. ZINCRBY is O(log N).
-//
-// RecordCorrect counts every call: a retry after a lost reply may count twice.
-// Prefer RecordAnswer, which is exactly-once per question.
-func (b *Board) RecordCorrect(ctx context.Context, participant string) (int64, error) {
-	if err := checkParticipant(participant); err != nil {
-		return 0, err
-	}
-	k := b.q.keys
-	f, err := script.Record.Exec(ctx, b.q.client, []string{k.meta, k.board}, []string{participant}).AsFloat64()
-	if err != nil {
-		return 0, b.recordError(err, participant)
-	}
-	return decodeScore(k.board, participant, f)
+// AnswerResult is the outcome of one entry of RecordAnswers.
+type AnswerResult struct {
+	Answer       // as RecordAnswer returns it; zero when Err is set
+	Err    error `json:"-"` // this answer's own refusal (errors.Is-comparable), nil when counted or Duplicate
 }
 
 // RecordAnswer counts a correct answer to question (1 to jumlah_soal) at most
-// once per participant, in one atomic script together with the status gate of
-// RecordCorrect: HMGET meta, SISMEMBER answers, ZSCORE board, then ZINCRBY
-// board 10 and SADD answers (O(log N)). The first call adds 10 points and returns
-// {Score: new, Duplicate: false}; every repeat adds nothing and returns
-// {Score: current, Duplicate: true}, even after the quiz is finished (only
-// new answers are refused then). It is therefore safe to retry after any
-// error, including a timeout after the server applied the write and the
-// teacher finished the quiz before the retry.
+// once per participant: the only way points are earned, exactly 10 each. It
+// is one atomic script that checks the quiz (HMGET meta), the pair (SISMEMBER
+// answers) and the score (ZSCORE board), then runs ZINCRBY board 10 and SADD
+// answers (O(log N)). The first call adds 10 points and returns {Score: new,
+// Duplicate: false}; every repeat adds nothing and returns {Score: current,
+// Duplicate: true}, even after the quiz is finished (only new answers are
+// refused then). It is therefore safe to retry after any error, including a
+// timeout after the server applied the write and the teacher finished the quiz
+// before the retry.
 //
 // Checks, in order: ErrInvalidParticipant and ErrInvalidQuestion (question < 1)
 // before any I/O; then on the server ErrForbidden (the ACL user may not write
@@ -69,48 +54,49 @@ func (b *Board) RecordAnswer(ctx context.Context, participant string, question i
 	if err := checkAnswer(participant, question); err != nil {
 		return Answer{}, err
 	}
-	k := b.q.keys
-	res := script.RecordAnswer.Exec(ctx, b.q.client, k.all(), []string{participant, strconv.Itoa(question)})
+	res := script.RecordAnswer.Exec(ctx, b.q.client, b.q.keys.all(), []string{participant, strconv.Itoa(question)})
 	return b.decodeAnswer(res, participant)
 }
 
-// RecordAnswers records many answers, each exactly as RecordAnswer does (its own
-// atomic script run): one EVALSHA of RecordAnswer's script per answer,
-// pipelined in one round trip, and EVAL only for those answered NOSCRIPT;
-// O(log N) per answer. It serves bulk imports and rebuilding a board from its
-// answer log. Every input is validated before any I/O (ErrInvalidParticipant,
-// ErrInvalidQuestion, naming the index); on such an error the result is nil
-// and nothing is sent.
+// RecordAnswers records many answers, each exactly as RecordAnswer does (its
+// own atomic script run): one EVALSHA of RecordAnswer's script per valid
+// answer, pipelined in one round trip, and EVAL only for those answered
+// NOSCRIPT; O(log N) per answer. It serves bulk imports and rebuilding a board
+// from its answers.
 //
-// The result has one Answer per input, in order. When err is non-nil it wraps
-// the first failure and names its index; the entries of failed answers are
-// zero, and every other entry was applied exactly once. Retrying the whole
-// batch is safe: what was applied answers Duplicate.
-func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]Answer, error) {
-	if len(answers) == 0 {
-		return nil, nil
-	}
-	execs := make([]rueidis.LuaExec, len(answers))
+// The result has one AnswerResult per input, in order. An entry that fails
+// carries its own error in Err: an invalid participant or question (that
+// entry is not sent), or its refusal by the server (ErrQuizFinished,
+// ErrInvalidQuestion, ...). A refused entry never hides the others' results.
+// The returned error is only for the call as a whole: a context or connection
+// error, after which the entries it hit carry it too and may or may not have
+// been applied. Retrying the whole batch is safe: what was applied answers
+// Duplicate.
+func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]AnswerResult, error) {
+	out := make([]AnswerResult, len(answers))
+	execs := make([]rueidis.LuaExec, 0, len(answers))
+	sent := make([]int, 0, len(answers)) // the input index of each exec
 	keys := b.q.keys.all()
 	for i, a := range answers {
 		if err := checkAnswer(a.Participant, a.Question); err != nil {
-			return nil, fmt.Errorf("answer %d: %w", i, err)
-		}
-		execs[i] = rueidis.LuaExec{Keys: keys, Args: []string{a.Participant, strconv.Itoa(a.Question)}}
-	}
-	out := make([]Answer, len(answers))
-	var first error
-	for i, res := range script.RecordAnswerBatch.Exec(ctx, b.q.client, execs) {
-		a, err := b.decodeAnswer(res, answers[i].Participant)
-		if err != nil {
-			if first == nil {
-				first = fmt.Errorf("answer %d: %w", i, err)
-			}
+			out[i].Err = err
 			continue
 		}
-		out[i] = a
+		execs = append(execs, rueidis.LuaExec{Keys: keys, Args: []string{a.Participant, strconv.Itoa(a.Question)}})
+		sent = append(sent, i)
 	}
-	return out, first
+	if len(execs) == 0 {
+		return out, nil
+	}
+	var callErr error
+	for j, res := range script.RecordAnswerBatch.Exec(ctx, b.q.client, execs) {
+		i := sent[j]
+		out[i].Answer, out[i].Err = b.decodeAnswer(res, answers[i].Participant)
+		if _, server := rueidis.IsRedisErr(res.Error()); res.Error() != nil && !server && callErr == nil {
+			callErr = out[i].Err
+		}
+	}
+	return out, callErr
 }
 
 func checkAnswer(participant string, question int) error {
@@ -127,26 +113,22 @@ func checkAnswer(participant string, question int) error {
 func (b *Board) decodeAnswer(res rueidis.RedisResult, participant string) (Answer, error) {
 	reply, err := res.ToArray()
 	if err != nil {
-		return Answer{}, b.recordError(err, participant)
+		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
 	}
 	if len(reply) != 2 {
-		return Answer{}, fmt.Errorf("kuis: %s: unexpected reply of %d elements", b.q.keys.board, len(reply))
+		return Answer{}, fmt.Errorf("kuis: %s: answer reply of %d elements, want 2", b.q.about(participant), len(reply))
 	}
 	f, err := reply[0].AsFloat64()
 	if err != nil {
-		return Answer{}, b.recordError(err, participant)
+		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
 	}
 	dup, err := reply[1].AsInt64()
 	if err != nil {
-		return Answer{}, b.recordError(err, participant)
+		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
 	}
 	score, err := decodeScore(b.q.keys.board, participant, f)
 	if err != nil {
 		return Answer{}, err
 	}
 	return Answer{Score: score, Duplicate: dup == 1}, nil
-}
-
-func (b *Board) recordError(err error, participant string) error {
-	return replyError(err, fmt.Sprintf("quiz %q, participant %q", b.q.keys.quizID, participant))
 }

@@ -24,7 +24,7 @@ type Violation struct {
 // String formats the violation as "key: rule: detail".
 func (v Violation) String() string { return v.Key + ": " + v.Rule + ": " + v.Detail }
 
-// The contract's keys, as ContractTable prints them (revision 2 adds the answers set).
+// The contract's keys, as ContractTable prints them.
 type contractRow struct {
 	key                                  func(Keys) string
 	typ, writer, readers, content, scale string
@@ -38,11 +38,11 @@ var contractRows = []contractRow{
 		"fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`)",
 		"one key per quiz, three fields"},
 	{Keys.Answers, "set", "quiz application", "quiz application and teacher (audit)",
-		"member = `<question>:<participant>` per counted answer (revision 2)",
+		"member = `<question>:<participant>` per counted answer",
 		"one key per quiz, one member per counted answer"},
 }
 
-// ContractTable returns the contract's key table (revision 2) as Markdown,
+// ContractTable returns the contract's key table as Markdown,
 // with the key names the options select and <quiz> standing for the quiz ID.
 // It does no I/O. Error: ErrInvalidNamespace.
 func ContractTable(opts ...Option) (string, error) {
@@ -61,59 +61,56 @@ func ContractTable(opts ...Option) (string, error) {
 	return b.String(), nil
 }
 
-// Audit checks the live keys of one quiz against the contract and returns one
-// Violation per problem, in the order it checks: the TYPE and TTL of each key
-// (meta, board, answers), then the meta fields (or a missing meta), the board's
+// Audit checks the live keys of quiz quizID against the contract and returns
+// one Violation per problem, never nil (an empty slice when the quiz keeps the
+// contract), in the order it checks: the TYPE and TTL of each key (meta,
+// board, answers), then the meta fields (or a missing meta), the board's
 // members, the answer members, and last each participant's score against
 // their counted answers. It reports a wrong TYPE, any TTL, missing or
 // unexpected meta fields, an invalid judul, a jumlah_soal that is not a
 // positive integer, an unknown status, a score that is not a non-negative
 // multiple of 10, an invalid participant name, a malformed answer member or
-// one above jumlah_soal, and a participant whose score is below 10 x their
-// counted answers. An empty result means the quiz keeps the contract.
+// one above jumlah_soal, and any participant whose score is not exactly 10 x
+// their counted answers (RecordAnswer is the only way to earn points), either
+// way.
 //
 // Commands: TYPE and PTTL of the three keys, HGETALL meta, ZRANGE board 0 -1
 // WITHSCORES, SMEMBERS answers: O(N) in the board and answers, so run it when
-// auditing, not on every request. Plain commands per key, so it also runs on a
-// cluster without WithHashTag. A quiz none of whose keys exist is
-// ErrQuizNotFound.
-func Audit(ctx context.Context, client rueidis.Client, quizID string, opts ...Option) ([]Violation, error) {
-	o, err := resolve(opts)
+// auditing, not on every request. A quiz none of whose keys exist is
+// ErrQuizNotFound; an invalid quiz ID ErrInvalidQuizID.
+func (s *Store) Audit(ctx context.Context, quizID string) ([]Violation, error) {
+	q, err := s.quiz(quizID)
 	if err != nil {
 		return nil, err
 	}
-	k, err := keysFor(quizID, o)
-	if err != nil {
-		return nil, err
-	}
-	if client == nil {
-		return nil, ErrNoClient
-	}
-	a := auditor{ctx: ctx, client: client, keys: k}
-	return a.run()
+	a := auditor{q: q, found: []Violation{}}
+	return a.run(ctx)
 }
 
 // auditor collects the violations of one quiz.
 type auditor struct {
-	ctx    context.Context
-	client rueidis.Client
-	keys   Keys
-	found  []Violation
+	q     quiz
+	found []Violation
 }
 
 func (a *auditor) add(key, rule, format string, args ...any) {
 	a.found = append(a.found, Violation{Key: key, Rule: rule, Detail: fmt.Sprintf(format, args...)})
 }
 
-func (a *auditor) run() ([]Violation, error) {
-	k := a.keys
+// do runs one plain command on key.
+func (a *auditor) do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	return a.q.client.Do(ctx, cmd)
+}
+
+func (a *auditor) run(ctx context.Context) ([]Violation, error) {
+	k, c := a.q.keys, a.q.client
 	want := map[string]string{k.meta: "hash", k.board: "zset", k.answers: "set"}
 	types := map[string]string{}
 	var present int
 	for _, key := range k.all() {
-		t, err := a.client.Do(a.ctx, a.client.B().Type().Key(key).Build()).ToString()
+		t, err := a.do(ctx, c.B().Type().Key(key).Build()).ToString()
 		if err != nil {
-			return nil, replyError(err, key)
+			return nil, a.q.fail(err, "", key)
 		}
 		types[key] = t
 		if t == "none" {
@@ -123,22 +120,22 @@ func (a *auditor) run() ([]Violation, error) {
 		if t != want[key] {
 			a.add(key, "type", "is a %s, want a %s", t, want[key])
 		}
-		ttl, err := a.client.Do(a.ctx, a.client.B().Pttl().Key(key).Build()).AsInt64()
+		ttl, err := a.do(ctx, c.B().Pttl().Key(key).Build()).AsInt64()
 		if err != nil {
-			return nil, replyError(err, key)
+			return nil, a.q.fail(err, "", key)
 		}
 		if ttl != -1 {
 			a.add(key, "ttl", "expires in %d ms; the contract allows no TTL", ttl)
 		}
 	}
 	if present == 0 {
-		return nil, errNotFound(k.meta)
+		return nil, a.q.errNotFound()
 	}
 	questions := 0 // unknown unless meta decodes
 	switch types[k.meta] {
 	case "hash":
 		var err error
-		if questions, err = a.meta(); err != nil {
+		if questions, err = a.meta(ctx); err != nil {
 			return nil, err
 		}
 	case "none":
@@ -148,26 +145,35 @@ func (a *auditor) run() ([]Violation, error) {
 	switch types[k.board] {
 	case "zset":
 		var err error
-		if scores, err = a.board(); err != nil {
+		if scores, err = a.board(ctx); err != nil {
 			return nil, err
 		}
 	case "none":
 		scores = map[string]int64{}
 	}
-	if types[k.answers] == "set" {
-		if err := a.answers(questions, scores); err != nil {
+	counted := map[string]int64{} // no answers set: every score must be 0
+	switch types[k.answers] {
+	case "set":
+		var err error
+		if counted, err = a.answers(ctx, questions); err != nil {
 			return nil, err
 		}
+	case "none":
+	default:
+		return a.found, nil // an answers key of the wrong type: nothing to compare scores with
+	}
+	if scores != nil {
+		a.scores(scores, counted)
 	}
 	return a.found, nil
 }
 
 // meta checks the hash's fields and returns jumlah_soal (0 if invalid).
-func (a *auditor) meta() (int, error) {
-	key := a.keys.meta
-	fields, err := a.client.Do(a.ctx, a.client.B().Hgetall().Key(key).Build()).AsStrMap()
+func (a *auditor) meta(ctx context.Context) (int, error) {
+	key := a.q.keys.meta
+	fields, err := a.do(ctx, a.q.client.B().Hgetall().Key(key).Build()).AsStrMap()
 	if err != nil {
-		return 0, replyError(err, key)
+		return 0, a.q.fail(err, "", key)
 	}
 	for _, f := range metaFields {
 		if _, ok := fields[f]; !ok {
@@ -182,55 +188,54 @@ func (a *auditor) meta() (int, error) {
 	}
 	sort.Strings(extra)
 	for _, f := range extra {
-		a.add(key, "field", "unexpected field %q", f)
+		a.add(key, "field", "unexpected field %s", quote(f))
 	}
 	if t, ok := fields[fieldTitle]; ok && !validText(t, maxTitleLen) {
-		a.add(key, "judul", "judul %q is not 1 to %d bytes of UTF-8 without control characters", t, maxTitleLen)
+		a.add(key, "judul", "judul %s is not 1 to %d bytes of UTF-8 without control characters", quote(t), maxTitleLen)
 	}
 	questions := 0
 	if s, ok := fields[fieldQuestions]; ok {
 		n, err := decodeQuestions(key, s)
 		if err != nil {
-			a.add(key, "jumlah_soal", "jumlah_soal is %q, want a positive integer", s)
+			a.add(key, "jumlah_soal", "jumlah_soal is %s, want a positive integer", quote(s))
 		}
 		questions = n
 	}
 	if s, ok := fields[fieldStatus]; ok {
 		if _, err := decodeStatus(key, s); err != nil {
-			a.add(key, "status", "status is %q, want %q or %q", s, StatusRunning, StatusFinished)
+			a.add(key, "status", "status is %s, want %q or %q", quote(s), StatusRunning, StatusFinished)
 		}
 	}
 	return questions, nil
 }
 
 // board checks every member and score and returns the scores.
-func (a *auditor) board() (map[string]int64, error) {
-	key := a.keys.board
-	zs, err := a.client.Do(a.ctx, a.client.B().Zrange().Key(key).Min("0").Max("-1").Withscores().Build()).AsZScores()
+func (a *auditor) board(ctx context.Context) (map[string]int64, error) {
+	key := a.q.keys.board
+	zs, err := a.do(ctx, a.q.client.B().Zrange().Key(key).Min("0").Max("-1").Withscores().Build()).AsZScores()
 	if err != nil {
-		return nil, replyError(err, key)
+		return nil, a.q.fail(err, "", key)
 	}
 	scores := make(map[string]int64, len(zs))
 	for _, z := range zs {
 		if !validText(z.Member, maxParticipantLen) {
-			a.add(key, "member", "participant %q is not 1 to %d bytes of UTF-8 without control characters", z.Member, maxParticipantLen)
+			a.add(key, "member", "participant %s is not 1 to %d bytes of UTF-8 without control characters", quote(z.Member), maxParticipantLen)
 		}
 		if _, err := decodeScore(key, z.Member, z.Score); err != nil {
-			a.add(key, "score", "member %q has score %v, want a non-negative multiple of 10", z.Member, z.Score)
+			a.add(key, "score", "member %s has score %v, want a non-negative multiple of 10", quote(z.Member), z.Score)
 		}
 		scores[z.Member] = int64(z.Score)
 	}
 	return scores, nil
 }
 
-// answers checks every answer member and that no participant has fewer
-// points than 10 x their counted answers. questions is 0 when meta is unusable,
-// and scores nil when the board is of the wrong type.
-func (a *auditor) answers(questions int, scores map[string]int64) error {
-	key := a.keys.answers
-	members, err := a.client.Do(a.ctx, a.client.B().Smembers().Key(key).Build()).AsStrSlice()
+// answers checks every answer member and returns how many answers of each
+// participant are counted. questions is 0 when meta is unusable.
+func (a *auditor) answers(ctx context.Context, questions int) (map[string]int64, error) {
+	key := a.q.keys.answers
+	members, err := a.do(ctx, a.q.client.B().Smembers().Key(key).Build()).AsStrSlice()
 	if err != nil {
-		return replyError(err, key)
+		return nil, a.q.fail(err, "", key)
 	}
 	sort.Strings(members)
 	counted := map[string]int64{}
@@ -239,28 +244,36 @@ func (a *auditor) answers(questions int, scores map[string]int64) error {
 		n, err := strconv.Atoi(q)
 		switch {
 		case !ok || err != nil || n < 1 || strconv.Itoa(n) != q:
-			a.add(key, "answer", "member %q is not <question>:<participant>", m)
+			a.add(key, "answer", "member %s is not <question>:<participant>", quote(m))
 			continue
 		case !validText(participant, maxParticipantLen):
-			a.add(key, "answer", "member %q names an invalid participant", m)
+			a.add(key, "answer", "member %s names an invalid participant", quote(m))
 			continue
 		case questions > 0 && n > questions:
-			a.add(key, "answer", "member %q answers question %d of %d", m, n, questions)
+			a.add(key, "answer", "member %s answers question %d of %d", quote(m), n, questions)
 		}
 		counted[participant]++
 	}
-	if scores == nil {
-		return nil
-	}
-	names := make([]string, 0, len(counted))
-	for p := range counted {
+	return counted, nil
+}
+
+// scores reports every participant, on the board or in the answers, whose
+// score is not 10 x their counted answers.
+func (a *auditor) scores(scores, counted map[string]int64) {
+	names := make([]string, 0, len(scores)+len(counted))
+	for p := range scores {
 		names = append(names, p)
+	}
+	for p := range counted {
+		if _, ok := scores[p]; !ok {
+			names = append(names, p)
+		}
 	}
 	sort.Strings(names)
 	for _, p := range names {
-		if got, want := scores[p], 10*counted[p]; got < want {
-			a.add(a.keys.board, "score", "member %q has %d points for %d counted answers, want at least %d", p, got, counted[p], want)
+		if got, want := scores[p], 10*counted[p]; got != want {
+			a.add(a.q.keys.board, "score", "member %s has %d points for %d counted answers, want %d",
+				quote(p), got, counted[p], want)
 		}
 	}
-	return nil
 }

@@ -19,11 +19,8 @@ var metaFields = []string{fieldTitle, fieldQuestions, fieldStatus}
 
 // decodeInfo reads a meta hash strictly: every contract field present and well
 // formed, or ErrCorrupt naming the key and field. Extra fields are ignored
-// (Audit reports them). An empty hash is a missing key: ErrQuizNotFound.
+// (Audit reports them). The caller tells an empty hash (a missing key) apart.
 func decodeInfo(key string, fields map[string]string) (Info, error) {
-	if len(fields) == 0 {
-		return Info{}, errNotFound(key)
-	}
 	for _, f := range metaFields {
 		if _, ok := fields[f]; !ok {
 			return Info{}, corrupt(key, "field %s is missing", f)
@@ -45,7 +42,7 @@ func decodeStatus(key, s string) (Status, error) {
 	case StatusRunning, StatusFinished:
 		return st, nil
 	default:
-		return "", corrupt(key, "field status is %q, want %q or %q", s, StatusRunning, StatusFinished)
+		return "", corrupt(key, "field status is %s, want %q or %q", quote(s), StatusRunning, StatusFinished)
 	}
 }
 
@@ -59,7 +56,7 @@ const maxQuestionsDigits = 15
 func decodeQuestions(key, s string) (int, error) {
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 || len(s) > maxQuestionsDigits || strconv.Itoa(n) != s {
-		return 0, corrupt(key, "field jumlah_soal is %q, want a positive integer", s)
+		return 0, corrupt(key, "field jumlah_soal is %s, want a positive integer", quote(s))
 	}
 	return n, nil
 }
@@ -71,13 +68,15 @@ const maxScore = 1 << 53
 // 10 that a float64 holds exactly.
 func decodeScore(key, member string, f float64) (int64, error) {
 	if math.IsNaN(f) || f < 0 || f > maxScore || f != math.Trunc(f) || int64(f)%10 != 0 {
-		return 0, corrupt(key, "member %q has score %v, want a non-negative multiple of 10", member, f)
+		return 0, corrupt(key, "member %s has score %v, want a non-negative multiple of 10", quote(member), f)
 	}
 	return int64(f), nil
 }
 
-// decodeStandings turns ZREVRANGE ... WITHSCORES into standings whose display
-// rank starts at first.
+// decodeStandings turns ZRANGE ... REV WITHSCORES into standings whose
+// display rank starts at first. Competition ranks are counted from the first
+// standing, as if it began a group of equal scores: a caller whose range
+// starts inside a group corrects them (Board.rangeByRank).
 func decodeStandings(key string, zs []rueidis.ZScore, first int) ([]Standing, error) {
 	out := make([]Standing, len(zs))
 	for i, z := range zs {
@@ -85,7 +84,11 @@ func decodeStandings(key string, zs []rueidis.ZScore, first int) ([]Standing, er
 		if err != nil {
 			return nil, err
 		}
-		out[i] = Standing{Rank: first + i, Participant: z.Member, Score: score}
+		comp := first + i
+		if i > 0 && score == out[i-1].Score {
+			comp = out[i-1].CompetitionRank
+		}
+		out[i] = Standing{Rank: first + i, CompetitionRank: comp, Participant: z.Member, Score: score}
 	}
 	return out, nil
 }

@@ -1,9 +1,14 @@
 // Package kuis runs classroom-quiz leaderboards on Redis, through rueidis,
 // and turns the quiz data contract into API invariants: keys are built and
-// validated here, scores only move by +10, ranks are 1-based, answers are
-// refused atomically on the server once a quiz is finished, and the
-// application's handle ([Board]) cannot write meta while the teacher's handle
-// ([Meta]) cannot touch scores.
+// validated here, scores only move by +10, once per question and participant,
+// ranks are 1-based, answers are refused atomically on the server once a quiz
+// is finished, and the application's handle ([Board]) cannot write meta while
+// the teacher's handle ([Meta]) cannot touch scores.
+//
+// [New] validates a rueidis client and the options once and returns a
+// [Store], the one entry value: it hands out the handles of a quiz and runs
+// the operations on a whole quiz or namespace ([Store.Recap],
+// [Store.PurgeQuiz], [Store.Purge], [Store.Quizzes], [Store.Audit]).
 //
 // # Key schema
 //
@@ -11,30 +16,33 @@
 //
 //	kuis:papan:kuis-01    sorted set  member = participant, score = points (10 per correct answer)
 //	kuis:meta:kuis-01     hash        judul, jumlah_soal, status (berjalan | selesai)
-//	kuis:jawaban:kuis-01  set         "<question>:<participant>" per counted answer (revision 2)
+//	kuis:jawaban:kuis-01  set         "<question>:<participant>" per counted answer
 //
-// No key ever has a TTL: the end of a quiz's data is a decision ([PurgeQuiz],
-// [Purge]), not a timer. [WithNamespace] changes the first segment and
-// [WithHashTag] braces the quiz ID ({kuis-01}) for Redis Cluster.
-// [ContractTable] prints the table, [Audit] checks live keys against it.
+// No key ever has a TTL: the end of a quiz's data is a decision
+// ([Store.PurgeQuiz], [Store.Purge]), not a timer. [WithNamespace] changes the
+// first segment and [WithHashTag] braces the quiz ID ({kuis-01}) for Redis
+// Cluster. [ContractTable] prints the table, [Store.Audit] checks live keys
+// against it, [ACLRules] makes the two roles' Redis ACL users.
 //
 // # A quiz in ten lines
 //
-//	meta, _ := kuis.NewMeta(client, "kuis-01")
-//	board, _ := kuis.NewBoard(client, "kuis-01")
+//	store, _ := kuis.New(client)
+//	meta, _ := store.Meta("kuis-01")
+//	board, _ := store.Board("kuis-01")
 //	_ = meta.Create(ctx, "Kuis Matematika Kelas 8", 3)
-//	answer, _ := board.RecordAnswer(ctx, "Ali", 1) // {Score: 10, Duplicate: false}
-//	standings, _ := board.Standings(ctx)            // highest first, Rank 1-based
-//	rank, _ := board.Rank(ctx, "Ali")
-//	_ = meta.Finish(ctx)                            // later answers: ErrQuizFinished
-//	recap, _ := kuis.TakeRecap(ctx, client, "kuis-01")
-//	_ = recap.WriteCSV(os.Stdout)
-//	_, _ = kuis.PurgeQuiz(ctx, client, "kuis-01", archive)
+//	answer, _ := board.RecordAnswer(ctx, "Ali", 1)    // {Score: 10, Duplicate: false}
+//	mine, _ := board.Standing(ctx, "Ali")             // Rank, CompetitionRank, Score
+//	_ = meta.Finish(ctx)                              // later answers: ErrQuizFinished
+//	_, _ = store.PurgeQuiz(ctx, "kuis-01", archive)   // archive gets the Recap first
 //
-// The caller owns the rueidis client. Every error wraps a sentinel of this
-// package (errors.Is), or is another error wrapped with the quiz it concerns:
-// a context or network error, a server error reply without a sentinel (e.g.
+// # Errors
+//
+// Every error wraps exactly one sentinel of this package (test with
+// errors.Is), or is another error wrapped with the quiz it concerns: a context
+// or network error from rueidis, a server error reply without a sentinel (e.g.
 // OOM, READONLY, BUSY, as *rueidis.RedisError), a reply of an unexpected
-// shape, or archive's own error from PurgeQuiz. Recap.WriteCSV returns the
-// writer's error as it is.
+// shape, or archive's own error from PurgeQuiz. Messages are one line; they
+// name the quiz and the participant, quoted and cut to 64 bytes, and no Redis
+// key, except ErrCorrupt, which names the key and field an operator must look
+// at. Recap.WriteCSV returns the writer's error as it is.
 package kuis

@@ -31,18 +31,19 @@ var (
 	// ErrInvalidQuestion: a question number below 1 or above the quiz's jumlah_soal.
 	ErrInvalidQuestion = errors.New("kuis: invalid question")
 	// ErrInvalidRange: a negative offset, or a limit or radius out of bounds.
+	// Returned before any I/O.
 	ErrInvalidRange = errors.New("kuis: invalid range")
 	// ErrNoClient: a nil rueidis.Client.
 	ErrNoClient = errors.New("kuis: nil rueidis client")
 	// ErrQuizExists: Create found a key of the quiz already in Redis.
 	ErrQuizExists = errors.New("kuis: quiz already exists")
-	// ErrQuizNotFound: the quiz has no meta key.
+	// ErrQuizNotFound: the quiz has no meta key, whatever else of it exists.
 	ErrQuizNotFound = errors.New("kuis: quiz not found")
 	// ErrQuizFinished: the quiz's status is selesai, so it takes no more answers.
 	ErrQuizFinished = errors.New("kuis: quiz is finished")
 	// ErrQuizRunning: PurgeQuiz refuses a quiz whose status is still berjalan.
 	ErrQuizRunning = errors.New("kuis: quiz is still running")
-	// ErrNotOnBoard: the participant has no score on the board yet.
+	// ErrNotOnBoard: the participant has no score on the board yet (the quiz exists).
 	ErrNotOnBoard = errors.New("kuis: participant not on the board")
 	// ErrNoArchive: PurgeQuiz was given a nil archive function.
 	ErrNoArchive = errors.New("kuis: no archive function")
@@ -50,11 +51,11 @@ var (
 	// status, a score that is not a non-negative multiple of 10, a missing or
 	// malformed field). The message names the key and the field or member.
 	ErrCorrupt = errors.New("kuis: data breaks the contract")
-	// ErrNeedsHashTag: a multi-key operation on a Redis Cluster client without
-	// WithHashTag, whose keys would live in different slots.
+	// ErrNeedsHashTag: New was given a Redis Cluster client without
+	// WithHashTag, so the keys of a quiz would live in different slots.
 	ErrNeedsHashTag = errors.New("kuis: Redis Cluster needs WithHashTag")
 	// ErrForbidden: the server's ACL refused the command, directly (NOPERM) or
-	// inside one of the library's scripts. The server's text is kept.
+	// inside one of the library's scripts.
 	ErrForbidden = errors.New("kuis: forbidden by the server's ACL")
 )
 
@@ -68,16 +69,22 @@ var scriptCodes = map[string]error{
 	"KUIS_QUESTION":  ErrInvalidQuestion,
 	"KUIS_CORRUPT":   ErrCorrupt,
 	"KUIS_FORBIDDEN": ErrForbidden,
-	// Server replies that mean the same as ours.
-	"NOPERM":    ErrForbidden,
-	"WRONGTYPE": ErrCorrupt,
+	// A server reply that means the same as ours.
+	"NOPERM": ErrForbidden,
 }
 
-// replyError turns an error from rueidis into the library's: a script refusal
-// or a server error reply becomes its sentinel, wrapped with subject (the quiz
-// and, where it matters, the participant); anything else (context, network)
-// keeps its own chain under the same subject. A nil err stays nil.
-func replyError(err error, subject string) error {
+// replyError turns an error from rueidis into the library's, one line that
+// names what it is about (subject: the quiz and, where it matters, the
+// participant) and no key, but for ErrCorrupt:
+//   - a script refusal becomes its sentinel, with the script's detail, which
+//     names a key only for KUIS_CORRUPT (then the key is the subject);
+//   - WRONGTYPE becomes ErrCorrupt naming key, the key the command read;
+//   - an ACL refusal becomes ErrForbidden, with the server's text;
+//   - anything else (context, network, other server replies) keeps its own
+//     chain under the subject.
+//
+// A nil err stays nil.
+func replyError(err error, subject, key string) error {
 	if err == nil {
 		return nil
 	}
@@ -87,11 +94,15 @@ func replyError(err error, subject string) error {
 	if errors.As(err, &re) && !re.IsNil() {
 		msg := re.Error()
 		code, rest, _ := strings.Cut(msg, " ")
-		if sentinel, ok := scriptCodes[code]; ok {
-			if strings.HasPrefix(code, "KUIS_") {
-				msg = rest
-			}
-			return fmt.Errorf("%w: %s: %s", sentinel, subject, msg)
+		switch sentinel, ok := scriptCodes[code]; {
+		case code == "KUIS_CORRUPT":
+			return fmt.Errorf("%w: %s", sentinel, rest)
+		case code == "WRONGTYPE":
+			return corrupt(key, "holds the wrong type")
+		case ok && rest != "":
+			return fmt.Errorf("%w: %s: %s", sentinel, subject, rest)
+		case ok:
+			return fmt.Errorf("%w: %s", sentinel, subject)
 		}
 		// Redis 7.0 words an ACL refusal inside a script without the NOPERM code:
 		// "can't run this command" for a command, "can't access" for a key.
@@ -115,7 +126,11 @@ func corrupt(key, format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrCorrupt, key, fmt.Sprintf(format, args...))
 }
 
-// errNotFound reports a quiz whose meta key does not exist.
-func errNotFound(key string) error {
-	return fmt.Errorf("%w: %s does not exist", ErrQuizNotFound, key)
+// about is the subject of an error message: the quiz, and the participant
+// when there is one, each quoted and cut by quote.
+func about(quizID, participant string) string {
+	if participant == "" {
+		return "quiz " + quote(quizID)
+	}
+	return "quiz " + quote(quizID) + ", participant " + quote(participant)
 }

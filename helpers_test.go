@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/csv"
 	"fmt"
+	"sort"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -14,14 +17,15 @@ import (
 )
 
 // env is one test's view of the target server (miniredis, REDIS_ADDR or
-// REDIS_CLUSTER_ADDRS): a client, and the options every handle of the test
-// shares (a namespace of its own, and WithHashTag on a cluster).
+// REDIS_CLUSTER_ADDRS): a client, a namespace of the test's own, and the Store
+// built on them (WithHashTag on a cluster).
 type env struct {
 	t      testing.TB
 	ctx    context.Context
 	client rueidis.Client
 	ns     string
-	opts   []kuis.Option
+	opts   []kuis.Option // what store was built with
+	store  *kuis.Store
 }
 
 // newEnv connects to the target; extra options are added after the defaults.
@@ -40,13 +44,25 @@ func envWith(t testing.TB, client rueidis.Client, extra ...kuis.Option) *env {
 	}
 	opts = append(opts, extra...)
 	e := &env{t: t, ctx: context.Background(), client: client, ns: ns, opts: opts}
+	e.store = e.storeOn(client)
 	t.Cleanup(func() {
 		// Leave a shared server as we found it; Purge touches only our namespace.
-		if _, err := kuis.Purge(context.Background(), client, kuis.WithNamespace(ns)); err != nil {
+		if _, err := e.store.Purge(context.Background()); err != nil {
 			t.Logf("cleanup purge of %s: %v", ns, err)
 		}
 	})
 	return e
+}
+
+// storeOn is a Store of the env's namespace and options on another client
+// (another ACL user, a second connection), with extra options added.
+func (e *env) storeOn(client rueidis.Client, extra ...kuis.Option) *kuis.Store {
+	e.t.Helper()
+	s, err := kuis.New(client, append(append([]kuis.Option{}, e.opts...), extra...)...)
+	if err != nil {
+		e.t.Fatalf("kuis.New: %v", err)
+	}
+	return s
 }
 
 var quizSeq atomic.Int64
@@ -55,23 +71,33 @@ var quizSeq atomic.Int64
 func quizID() string { return fmt.Sprintf("kuis-%02d", quizSeq.Add(1)) }
 
 // meta returns the teacher's handle on quiz id.
-func (e *env) meta(id string, extra ...kuis.Option) *kuis.Meta {
+func (e *env) meta(id string) *kuis.Meta {
 	e.t.Helper()
-	m, err := kuis.NewMeta(e.client, id, append(append([]kuis.Option{}, e.opts...), extra...)...)
+	m, err := e.store.Meta(id)
 	if err != nil {
-		e.t.Fatalf("NewMeta(%q): %v", id, err)
+		e.t.Fatalf("Meta(%q): %v", id, err)
 	}
 	return m
 }
 
 // board returns the application's handle on quiz id.
-func (e *env) board(id string, extra ...kuis.Option) *kuis.Board {
+func (e *env) board(id string) *kuis.Board {
 	e.t.Helper()
-	b, err := kuis.NewBoard(e.client, id, append(append([]kuis.Option{}, e.opts...), extra...)...)
+	b, err := e.store.Board(id)
 	if err != nil {
-		e.t.Fatalf("NewBoard(%q): %v", id, err)
+		e.t.Fatalf("Board(%q): %v", id, err)
 	}
 	return b
+}
+
+// keys returns the key names of quiz id.
+func (e *env) keys(id string) kuis.Keys {
+	e.t.Helper()
+	k, err := e.store.Keys(id)
+	if err != nil {
+		e.t.Fatalf("Keys(%q): %v", id, err)
+	}
+	return k
 }
 
 // running creates a fresh running quiz and returns its ID and handles.
@@ -85,14 +111,29 @@ func (e *env) running(questions int) (string, *kuis.Meta, *kuis.Board) {
 	return id, m, e.board(id)
 }
 
-// reference plays the contract's reference session's writes on a new quiz:
-// meta with 3 questions, then Ali, Citra; Ali, Budi, Citra; Ali, Budi, Citra, Dewi.
+// finish finishes quiz id.
+func (e *env) finish(id string) {
+	e.t.Helper()
+	if err := e.meta(id).Finish(e.ctx); err != nil {
+		e.t.Fatalf("Finish(%q): %v", id, err)
+	}
+}
+
+// referenceRounds is the contract's reference session, one question per
+// round: round 1 Ali, Citra; round 2 Ali, Budi, Citra; round 3 all four.
+var referenceRounds = [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}}
+
+// reference plays the reference session's writes on a new quiz of 3
+// questions: question r is answered by round r. Board: Citra 30, Ali 30,
+// Budi 20, Dewi 10.
 func (e *env) reference() (string, *kuis.Meta, *kuis.Board) {
 	e.t.Helper()
 	id, m, b := e.running(3)
-	for _, name := range []string{"Ali", "Citra", "Ali", "Budi", "Citra", "Ali", "Budi", "Citra", "Dewi"} {
-		if _, err := b.RecordCorrect(e.ctx, name); err != nil {
-			e.t.Fatalf("RecordCorrect(%q): %v", name, err)
+	for q, round := range referenceRounds {
+		for _, name := range round {
+			if _, err := b.RecordAnswer(e.ctx, name, q+1); err != nil {
+				e.t.Fatalf("RecordAnswer(%q, %d): %v", name, q+1, err)
+			}
 		}
 	}
 	return id, m, b
@@ -123,11 +164,105 @@ func (e *env) exists(key string) bool {
 	return n == 1
 }
 
+// dump is dumpKeys of keys through the env's client.
+func (e *env) dump(keys ...string) map[string]string {
+	e.t.Helper()
+	return dumpKeys(e.t, e.ctx, e.client, keys...)
+}
+
+// dumpKeys describes each key's type, whether it has a TTL, and its whole
+// content in a comparable form ("none" for a missing key), so a test can prove
+// that a call changed nothing and created nothing, not even an empty key.
+func dumpKeys(t testing.TB, ctx context.Context, client rueidis.Client, keys ...string) map[string]string {
+	t.Helper()
+	out := make(map[string]string, len(keys))
+	for _, key := range keys {
+		typ, err := client.Do(ctx, client.B().Type().Key(key).Build()).ToString()
+		if err != nil {
+			t.Fatalf("TYPE %s: %v", key, err)
+		}
+		var content []string
+		switch typ {
+		case "none":
+			out[key] = typ
+			continue
+		case "string":
+			var s string
+			s, err = client.Do(ctx, client.B().Get().Key(key).Build()).ToString()
+			content = []string{s}
+		case "list":
+			content, err = client.Do(ctx, client.B().Lrange().Key(key).Start(0).Stop(-1).Build()).AsStrSlice()
+		case "set":
+			content, err = client.Do(ctx, client.B().Smembers().Key(key).Build()).AsStrSlice()
+			sort.Strings(content)
+		case "hash":
+			var m map[string]string
+			m, err = client.Do(ctx, client.B().Hgetall().Key(key).Build()).AsStrMap()
+			for f, v := range m {
+				content = append(content, strconv.Quote(f)+"="+strconv.Quote(v))
+			}
+			sort.Strings(content)
+		case "zset":
+			var zs []rueidis.ZScore
+			zs, err = client.Do(ctx, client.B().Zrange().Key(key).Min("0").Max("-1").Withscores().Build()).AsZScores()
+			for _, z := range zs {
+				content = append(content, strconv.Quote(z.Member)+"="+strconv.FormatFloat(z.Score, 'f', -1, 64))
+			}
+		default:
+			t.Fatalf("TYPE %s = %s: not a type these tests write", key, typ)
+		}
+		if err != nil {
+			t.Fatalf("reading %s %s: %v", typ, key, err)
+		}
+		ttl, err := client.Do(ctx, client.B().Pttl().Key(key).Build()).AsInt64()
+		if err != nil {
+			t.Fatalf("PTTL %s: %v", key, err)
+		}
+		expiry := "no TTL"
+		if ttl != -1 {
+			expiry = "a TTL" // not its value: it counts down between two reads
+		}
+		out[key] = fmt.Sprintf("%s, %s: [%s]", typ, expiry, strings.Join(content, " "))
+	}
+	return out
+}
+
+// commandCalls sums, over every node of client, the calls= count of each
+// named command in INFO commandstats (0 for a command never run). Only a real
+// server keeps these statistics.
+func commandCalls(t testing.TB, ctx context.Context, client rueidis.Client, commands ...string) map[string]int64 {
+	t.Helper()
+	out := make(map[string]int64, len(commands))
+	for _, c := range commands {
+		out[c] = 0
+	}
+	for addr, node := range client.Nodes() {
+		info, err := node.Do(ctx, node.B().Info().Section("commandstats").Build()).ToString()
+		if err != nil {
+			t.Fatalf("INFO commandstats on %s: %v", addr, err)
+		}
+		for _, line := range strings.Split(info, "\n") {
+			name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+			cmd, isStat := strings.CutPrefix(name, "cmdstat_")
+			if _, want := out[cmd]; !ok || !isStat || !want {
+				continue
+			}
+			calls, _, _ := strings.Cut(strings.TrimPrefix(rest, "calls="), ",")
+			n, err := strconv.ParseInt(calls, 10, 64)
+			if err != nil {
+				t.Fatalf("INFO commandstats on %s, line %q: %v", addr, line, err)
+			}
+			out[cmd] += n
+		}
+	}
+	return out
+}
+
 // csvRows takes the quiz's recap, writes it with WriteCSV and reads it back
 // with encoding/csv: the header row, then one row per participant.
 func (e *env) csvRows(id string) [][]string {
 	e.t.Helper()
-	recap, err := kuis.TakeRecap(e.ctx, e.client, id, e.opts...)
+	recap, err := e.store.Recap(e.ctx, id)
 	if err != nil {
 		e.t.Fatal(err)
 	}

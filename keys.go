@@ -6,13 +6,12 @@ import (
 	"time"
 )
 
-// Option configures a constructor or a top-level function. Every function that
-// takes options accepts the same set, so one []Option can be shared by a
-// teacher's and an application's handles.
+// Option configures a [Store] (given to [New]), or the key names that
+// [ContractTable] and [ACLRules] print. Options live here, in one place.
 type Option func(*options)
 
-// options are the settings every handle and top-level function shares. The zero
-// value is never used directly: resolve fills in the defaults.
+// options are the settings a Store resolves once and shares with every handle.
+// The zero value is never used directly: resolve fills in the defaults.
 type options struct {
 	// namespace is the first segment of every key. Default "kuis", as in the contract.
 	namespace string
@@ -33,8 +32,8 @@ const DefaultNamespace = "kuis"
 // WithNamespace sets the first segment of every key (default "kuis"), so that
 // several applications or test runs can share one server without touching each
 // other's keys. It must be 1 to 64 bytes of ASCII letters, digits, '-', '_'
-// or '.'; otherwise every function given the option returns ErrInvalidNamespace,
-// except ACLRules, which returns nil.
+// or '.'; otherwise New and ContractTable return ErrInvalidNamespace and
+// ACLRules returns nil.
 func WithNamespace(ns string) Option {
 	return func(o *options) { o.namespace = ns }
 }
@@ -48,14 +47,16 @@ func WithHashTag() Option {
 	return func(o *options) { o.hashTag = true }
 }
 
-// WithClientCache serves the plain reads (Board.Standings, Page, Rank,
-// CompetitionRank, Score, Len, Around; Meta.Get and Meta.Status) from rueidis'
-// server-assisted client-side cache (DoCache) for at most ttl. Redis invalidates
-// cached entries when the keys change, but asynchronously: a read right after a
-// write, even the caller's own, may be a few milliseconds old. Writes, the
-// status gate inside them and TakeRecap are never cached. A ttl <= 0 turns the
-// cache off. On a server or client without tracking (miniredis, DisableCache)
-// the reads simply go to the server.
+// WithClientCache serves the reads (Board.Standings, Page, Around, Standing,
+// Len; Meta.Get and Meta.Status) from rueidis' server-assisted client-side
+// cache (DoMultiCache) for at most ttl: a read whose entries are all cached
+// sends nothing to the server. Redis invalidates cached entries when the keys
+// change, but asynchronously: a read right after a write, even the caller's
+// own, may be a few milliseconds old, and the entries one read combines may be
+// of slightly different moments. Writes, the status gate inside them, Recap
+// and Audit are never cached. A ttl <= 0 turns the cache off. On a server or
+// client without tracking (miniredis, DisableCache) the reads simply go to the
+// server. A caller who wants a cached and an uncached view makes two Stores.
 func WithClientCache(ttl time.Duration) Option {
 	return func(o *options) { o.cacheTTL = ttl }
 }
@@ -79,13 +80,14 @@ func resolve(opts []Option) (options, error) {
 		}
 	}
 	if !validID(o.namespace) {
-		return o, fmt.Errorf("%w: %q", ErrInvalidNamespace, o.namespace)
+		return o, fmt.Errorf("%w: %s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
+			ErrInvalidNamespace, quote(o.namespace), maxIDLen)
 	}
 	return o, nil
 }
 
 // Keys are the validated key names of one quiz. The zero value holds no keys;
-// get one from NewKeys or from a handle's Keys method.
+// get one from [Store.Keys].
 type Keys struct {
 	quizID  string
 	board   string
@@ -93,21 +95,13 @@ type Keys struct {
 	answers string
 }
 
-// NewKeys validates quizID and the options and builds the quiz's key names. It
-// does no I/O. A quiz ID must be 1 to 64 bytes of ASCII letters, digits, '-',
-// '_' or '.' (ErrInvalidQuizID otherwise), so that no key ever holds a glob,
+// keysFor validates quizID: 1 to 64 bytes of ASCII letters, digits, '-', '_'
+// or '.' (ErrInvalidQuizID otherwise), so that no key ever holds a glob,
 // hash-tag or separator character the library did not put there.
-func NewKeys(quizID string, opts ...Option) (Keys, error) {
-	o, err := resolve(opts)
-	if err != nil {
-		return Keys{}, err
-	}
-	return keysFor(quizID, o)
-}
-
 func keysFor(quizID string, o options) (Keys, error) {
 	if !validID(quizID) {
-		return Keys{}, fmt.Errorf("%w: %q", ErrInvalidQuizID, quizID)
+		return Keys{}, fmt.Errorf("%w: %s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
+			ErrInvalidQuizID, quote(quizID), maxIDLen)
 	}
 	return keyNames(o, quizID), nil
 }
@@ -137,7 +131,7 @@ func (k Keys) Board() string { return k.board }
 func (k Keys) Meta() string { return k.meta }
 
 // Answers is the set of answered (question, participant) pairs that makes
-// RecordAnswer exactly-once: "kuis:jawaban:kuis-01" (revision 2 of the contract).
+// RecordAnswer exactly-once: "kuis:jawaban:kuis-01".
 func (k Keys) Answers() string { return k.answers }
 
 // all lists every key of the quiz, in the order the scripts take them.

@@ -3,21 +3,32 @@ package kuis
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 
+	"github.com/kuisboard/kuis/internal/script"
 	"github.com/redis/rueidis"
 )
 
 // Standing is one line of the board as a student's screen shows it.
 type Standing struct {
-	Rank        int    `json:"rank"`        // 1-based display rank: position on the board + 1
-	Participant string `json:"participant"` // the sorted set member
-	Score       int64  `json:"score"`       // a non-negative multiple of 10
+	Rank            int    `json:"rank"`             // ZREVRANK + 1: 1-based, Redis's tie order
+	CompetitionRank int    `json:"competition_rank"` // equal scores share a rank ("1224")
+	Participant     string `json:"participant"`      // the sorted set member
+	Score           int64  `json:"score"`            // a non-negative multiple of 10
 }
 
-// Board is the quiz application's handle on one quiz: it records correct
-// answers and reads the board, and never writes meta. It is safe for
+// Board is the quiz application's handle on one quiz, from [Store.Board]: it
+// records answers and reads the board, and never writes meta. It is safe for
 // concurrent use.
+//
+// Every read checks in the same round trip that the quiz exists (HLEN of the
+// meta hash, O(1)) and returns ErrQuizNotFound when it does not, whatever the
+// board holds; a board of the wrong type, or a score that is not a
+// non-negative multiple of 10, is ErrCorrupt. Reads are served from the
+// client-side cache with WithClientCache. Equal scores come in Redis's own
+// order, reverse byte order of names (Citra before Ali), and every Standing
+// carries both ranks.
 type Board struct {
 	q quiz
 }
@@ -28,142 +39,207 @@ const (
 	maxRadius    = 500
 )
 
-// NewBoard validates quizID and opts and returns the application's handle. It
-// does no I/O. Errors: ErrInvalidQuizID, ErrInvalidNamespace, ErrNoClient, and
-// ErrNeedsHashTag for a cluster client without WithHashTag.
-func NewBoard(client rueidis.Client, quizID string, opts ...Option) (*Board, error) {
-	q, err := newQuiz(client, quizID, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Board{q: q}, nil
-}
-
-// Keys returns the quiz's key names.
-func (b *Board) Keys() Keys { return b.q.keys }
-
-// Standings reads the whole board, highest score first, with ZREVRANGE 0 -1
-// WITHSCORES (O(log N + M)). Equal scores come in Redis's own order: reverse
-// byte order of names (Citra before Ali). Rank is the position + 1. A board of
-// the wrong type, or holding a score that is not a non-negative multiple of 10,
-// is ErrCorrupt. No board yet is an empty slice. Cached with WithClientCache.
+// Standings reads the whole board, highest score first, with ZRANGE board 0 -1
+// REV WITHSCORES (O(log N + M)). A quiz without answers yet is an empty slice.
 func (b *Board) Standings(ctx context.Context) ([]Standing, error) {
 	return b.rangeByRank(ctx, 0, -1)
 }
 
 // Page reads limit standings starting at position offset (0 is the top) with
-// ZREVRANGE offset offset+limit-1 WITHSCORES (O(log N + M)); Rank stays the
-// global display rank. A page past the end is empty, not an error. A negative
-// offset or a limit outside 1 to 1000 is ErrInvalidRange. Cached with
-// WithClientCache.
+// ZRANGE board offset-1 offset+limit-1 REV WITHSCORES (O(log N + M)); the one
+// standing above the page tells whether the page starts inside a group of
+// equal scores, and only then ZCOUNT (O(log N)) finds the group's competition
+// rank. Ranks are global. A page past the end is empty, not an error. A
+// negative offset or a limit outside 1 to 1000 is ErrInvalidRange.
 func (b *Board) Page(ctx context.Context, offset, limit int) ([]Standing, error) {
 	if offset < 0 || limit < 1 || limit > maxPageLimit {
 		return nil, fmt.Errorf("%w: offset %d, limit %d (want offset >= 0, limit 1 to %d)",
 			ErrInvalidRange, offset, limit, maxPageLimit)
 	}
-	return b.rangeByRank(ctx, int64(offset), int64(offset)+int64(limit)-1)
+	start := int64(offset)
+	stop := int64(math.MaxInt64) // a page that would end past MaxInt64 ends at the board's end
+	if start <= math.MaxInt64-int64(limit) {
+		stop = start + int64(limit) - 1
+	}
+	return b.rangeByRank(ctx, start, stop)
 }
 
 // Around reads the participant's standing with up to radius neighbours above
-// and below (clipped at the ends of the board), with global display ranks:
-// ZREVRANK, then ZREVRANGE ... WITHSCORES (O(log N + M)). The two commands are
-// not one atomic step: a write between them can shift the window by a place.
-// Errors: ErrInvalidParticipant, ErrInvalidRange for a radius outside 0 to
-// 500, ErrNotOnBoard, ErrCorrupt (a board of the wrong type, or a score in the
-// window that is not a non-negative multiple of 10). Cached with WithClientCache.
+// and below (clipped at the ends of the board): ZREVRANK, then the range as
+// Page reads it (O(log N + M)). The two steps are not one atomic read: a write
+// between them can shift the window by a place. Errors: ErrInvalidParticipant
+// and ErrInvalidRange (a radius outside 0 to 500) before any I/O,
+// ErrQuizNotFound, ErrNotOnBoard, ErrCorrupt.
 func (b *Board) Around(ctx context.Context, participant string, radius int) ([]Standing, error) {
+	if err := checkParticipant(participant); err != nil {
+		return nil, err
+	}
 	if radius < 0 || radius > maxRadius {
 		return nil, fmt.Errorf("%w: radius %d (want 0 to %d)", ErrInvalidRange, radius, maxRadius)
 	}
-	pos, err := b.position(ctx, participant)
+	res, err := b.q.read(ctx, b.q.client.B().Zrevrank().Key(b.q.keys.board).Member(participant).Cache())
 	if err != nil {
 		return nil, err
+	}
+	pos, err := res[0].AsInt64()
+	if err != nil {
+		return nil, b.memberError(err, participant)
 	}
 	return b.rangeByRank(ctx, max(0, pos-int64(radius)), pos+int64(radius))
 }
 
-// Rank returns the participant's 1-based display rank: ZREVRANK + 1 (O(log N)),
-// so equal scores get distinct ranks in Redis's tie order (Ali 2 behind Citra
-// on the reference board). Errors: ErrInvalidParticipant, ErrNotOnBoard,
-// ErrCorrupt (a board of the wrong type). Cached with WithClientCache.
-func (b *Board) Rank(ctx context.Context, participant string) (int, error) {
-	pos, err := b.position(ctx, participant)
-	if err != nil {
-		return 0, err
-	}
-	return int(pos) + 1, nil
-}
-
-// CompetitionRank returns the participant's rank where equal scores share a
-// rank and the next rank skips ("1224": Citra 1, Ali 1, Budi 3, Dewi 4 on the
-// reference board): ZSCORE, then ZCOUNT of strictly higher scores, + 1
-// (O(log N) each; the board is never read). Errors: ErrInvalidParticipant,
-// ErrNotOnBoard, ErrCorrupt. Cached with WithClientCache.
-func (b *Board) CompetitionRank(ctx context.Context, participant string) (int, error) {
-	score, err := b.Score(ctx, participant)
-	if err != nil {
-		return 0, err
-	}
-	k := b.q.keys.board
-	higher, err := b.q.read(ctx, b.q.client.B().Zcount().Key(k).Min("("+strconv.FormatInt(score, 10)).Max("+inf").Cache()).AsInt64()
-	if err != nil {
-		return 0, replyError(err, k)
-	}
-	return int(higher) + 1, nil
-}
-
-// Score returns the participant's score with ZSCORE (O(1)). Errors:
-// ErrInvalidParticipant, ErrNotOnBoard, ErrCorrupt. Cached with WithClientCache.
-func (b *Board) Score(ctx context.Context, participant string) (int64, error) {
+// Standing returns one participant's Rank, CompetitionRank and Score, in one
+// round trip: a read-only script (EVALSHA_RO) runs HLEN meta, ZSCORE, ZREVRANK
+// and ZCOUNT of the higher scores (O(log N)), so the three numbers are of one
+// moment. With WithClientCache it reads HLEN, ZSCORE and ZREVRANK through the
+// cache, then ZCOUNT (two round trips when nothing is cached, none when all
+// is). Errors: ErrInvalidParticipant before any I/O, ErrQuizNotFound,
+// ErrNotOnBoard, ErrCorrupt.
+func (b *Board) Standing(ctx context.Context, participant string) (Standing, error) {
 	if err := checkParticipant(participant); err != nil {
-		return 0, err
+		return Standing{}, err
 	}
-	k := b.q.keys.board
-	f, err := b.q.read(ctx, b.q.client.B().Zscore().Key(k).Member(participant).Cache()).AsFloat64()
+	if b.q.opts.cacheTTL > 0 {
+		return b.cachedStanding(ctx, participant)
+	}
+	k := b.q.keys
+	reply, err := script.Standing.Exec(ctx, b.q.client, []string{k.meta, k.board}, []string{participant}).ToArray()
 	if err != nil {
-		return 0, b.memberError(err, participant)
+		return Standing{}, b.memberError(err, participant)
 	}
-	return decodeScore(k, participant, f)
+	if len(reply) != 3 {
+		return Standing{}, fmt.Errorf("kuis: %s: standing reply of %d elements, want 3", b.q.about(participant), len(reply))
+	}
+	score, err := reply[0].AsFloat64()
+	if err != nil {
+		return Standing{}, b.q.fail(err, participant, k.board)
+	}
+	pos, err := reply[1].AsInt64()
+	if err != nil {
+		return Standing{}, b.q.fail(err, participant, k.board)
+	}
+	higher, err := reply[2].AsInt64()
+	if err != nil {
+		return Standing{}, b.q.fail(err, participant, k.board)
+	}
+	return b.standing(participant, score, pos, higher)
+}
+
+// cachedStanding is Standing through the client-side cache.
+func (b *Board) cachedStanding(ctx context.Context, participant string) (Standing, error) {
+	k := b.q.keys.board
+	res, err := b.q.read(ctx,
+		b.q.client.B().Zscore().Key(k).Member(participant).Cache(),
+		b.q.client.B().Zrevrank().Key(k).Member(participant).Cache())
+	if err != nil {
+		return Standing{}, err
+	}
+	score, err := res[0].AsFloat64()
+	if err != nil {
+		return Standing{}, b.memberError(err, participant)
+	}
+	pos, err := res[1].AsInt64()
+	if err != nil {
+		return Standing{}, b.memberError(err, participant)
+	}
+	higher, err := b.higher(ctx, score)
+	if err != nil {
+		return Standing{}, err
+	}
+	return b.standing(participant, score, pos, higher)
+}
+
+// standing decodes one participant's numbers. higher (the members with a
+// higher score) is at most pos in one consistent view; cached entries of
+// different moments could say otherwise, and the competition rank is then
+// capped at the rank.
+func (b *Board) standing(participant string, score float64, pos, higher int64) (Standing, error) {
+	s, err := decodeScore(b.q.keys.board, participant, score)
+	if err != nil {
+		return Standing{}, err
+	}
+	return Standing{
+		Rank:            int(pos) + 1,
+		CompetitionRank: int(min(higher, pos)) + 1,
+		Participant:     participant,
+		Score:           s,
+	}, nil
 }
 
 // Len returns the number of participants on the board with ZCARD (O(1)).
-// No board yet is 0. Errors: ErrCorrupt (a board of the wrong type). Cached
-// with WithClientCache.
+// A quiz without answers yet is 0.
 func (b *Board) Len(ctx context.Context) (int64, error) {
-	k := b.q.keys.board
-	n, err := b.q.read(ctx, b.q.client.B().Zcard().Key(k).Cache()).AsInt64()
+	res, err := b.q.read(ctx, b.q.client.B().Zcard().Key(b.q.keys.board).Cache())
 	if err != nil {
-		return 0, replyError(err, k)
+		return 0, err
+	}
+	n, err := res[0].AsInt64()
+	if err != nil {
+		return 0, b.q.fail(err, "", b.q.keys.board)
 	}
 	return n, nil
 }
 
-// position is the participant's zero-based ZREVRANK.
-func (b *Board) position(ctx context.Context, participant string) (int64, error) {
-	if err := checkParticipant(participant); err != nil {
-		return 0, err
-	}
-	pos, err := b.q.read(ctx, b.q.client.B().Zrevrank().Key(b.q.keys.board).Member(participant).Cache()).AsInt64()
-	if err != nil {
-		return 0, b.memberError(err, participant)
-	}
-	return pos, nil
-}
-
-// rangeByRank reads positions start..stop (inclusive, -1 = the end) with scores.
+// rangeByRank reads positions start..stop (inclusive, -1 = the end) with
+// scores and both ranks. It reads one position more above start, to see
+// whether the page starts inside a group of equal scores.
 func (b *Board) rangeByRank(ctx context.Context, start, stop int64) ([]Standing, error) {
 	k := b.q.keys.board
-	zs, err := b.q.read(ctx, b.q.client.B().Zrevrange().Key(k).Start(start).Stop(stop).Withscores().Cache()).AsZScores()
+	from := max(0, start-1)
+	res, err := b.q.read(ctx, b.q.client.B().Zrange().Key(k).
+		Min(strconv.FormatInt(from, 10)).Max(strconv.FormatInt(stop, 10)).Rev().Withscores().Cache())
 	if err != nil {
-		return nil, replyError(err, k)
+		return nil, err
 	}
-	return decodeStandings(k, zs, int(start)+1)
+	zs, err := res[0].AsZScores()
+	if err != nil {
+		return nil, b.q.fail(err, "", k)
+	}
+	all, err := decodeStandings(k, zs, int(from)+1)
+	if err != nil {
+		return nil, err
+	}
+	if from == start {
+		return all, nil
+	}
+	if len(all) < 2 {
+		return []Standing{}, nil // the page is past the end
+	}
+	page := all[1:]
+	if above := all[0]; above.Score == page[0].Score {
+		higher, err := b.higher(ctx, zs[1].Score)
+		if err != nil {
+			return nil, err
+		}
+		// Cap at the rank above, as in standing: a write between the two
+		// round trips must not make a rank smaller than its competition rank.
+		first := int(min(higher, int64(above.Rank-1))) + 1
+		for i := range page {
+			if page[i].CompetitionRank != above.CompetitionRank {
+				break
+			}
+			page[i].CompetitionRank = first
+		}
+	}
+	return page, nil
 }
 
-// memberError maps a nil reply to ErrNotOnBoard.
+// higher counts the members whose score is above score: ZCOUNT board (score
+// +inf (O(log N)).
+func (b *Board) higher(ctx context.Context, score float64) (int64, error) {
+	k := b.q.keys.board
+	min := "(" + strconv.FormatFloat(score, 'f', -1, 64)
+	n, err := b.q.readOne(ctx, b.q.client.B().Zcount().Key(k).Min(min).Max("+inf").Cache()).AsInt64()
+	if err != nil {
+		return 0, b.q.fail(err, "", k)
+	}
+	return n, nil
+}
+
+// memberError maps a nil reply to ErrNotOnBoard, and any other error as fail.
 func (b *Board) memberError(err error, participant string) error {
 	if rueidis.IsRedisNil(err) {
-		return fmt.Errorf("%w: %q on %s", ErrNotOnBoard, participant, b.q.keys.board)
+		return fmt.Errorf("%w: %s", ErrNotOnBoard, b.q.about(participant))
 	}
-	return replyError(err, fmt.Sprintf("%s, participant %q", b.q.keys.board, participant))
+	return b.q.fail(err, participant, b.q.keys.board)
 }

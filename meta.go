@@ -5,7 +5,6 @@ import (
 	"strconv"
 
 	"github.com/kuisboard/kuis/internal/script"
-	"github.com/redis/rueidis"
 )
 
 // Status is the meta hash's status field: it decides whether the quiz still
@@ -25,40 +24,25 @@ type Info struct {
 	Status    Status `json:"status"`    // status
 }
 
-// Meta is the teacher's handle on one quiz: it creates, reads and finishes the
-// meta hash and never touches scores. It is safe for concurrent use.
+// Meta is the teacher's handle on one quiz, from [Store.Meta]: it creates,
+// reads and finishes the meta hash and never touches scores. It is safe for
+// concurrent use.
 type Meta struct {
 	q quiz
 }
 
-// NewMeta validates quizID and opts and returns the teacher's handle. It does
-// no I/O. Errors: ErrInvalidQuizID, ErrInvalidNamespace, ErrNoClient, and
-// ErrNeedsHashTag for a cluster client without WithHashTag.
-func NewMeta(client rueidis.Client, quizID string, opts ...Option) (*Meta, error) {
-	q, err := newQuiz(client, quizID, opts)
-	if err != nil {
-		return nil, err
-	}
-	return &Meta{q: q}, nil
-}
-
-// Keys returns the quiz's key names.
-func (m *Meta) Keys() Keys { return m.q.keys }
-
 // Create writes judul, jumlah_soal and status=berjalan in one atomic script
 // (EXISTS on the quiz's three keys, then HSET meta: O(1)). It refuses with
 // ErrQuizExists if any key of the quiz already exists, of any type, so nothing
-// is ever overwritten and a new quiz never inherits an old board. The keys are
-// those the options select: the braced keys of WithHashTag are different keys
-// from the unbraced ones, so neither form sees the other. The title must
-// be 1 to 200 bytes of UTF-8 without control characters and questions 1 to
-// 1000 (ErrInvalidMeta, checked before any I/O). No TTL is set.
+// is ever overwritten and a new quiz never inherits an old board. The title
+// must be 1 to 200 bytes of UTF-8 without control characters and questions 1
+// to 1000 (ErrInvalidMeta, checked before any I/O). No TTL is set.
 func (m *Meta) Create(ctx context.Context, title string, questions int) error {
 	if err := checkMeta(title, questions); err != nil {
 		return err
 	}
 	err := script.Create.Exec(ctx, m.q.client, m.q.keys.all(), []string{title, strconv.Itoa(questions)}).Error()
-	return replyError(err, m.q.keys.meta)
+	return m.q.fail(err, "", m.q.keys.meta)
 }
 
 // Get reads the whole meta hash with HGETALL (O(N), N = 3 fields) and decodes
@@ -67,27 +51,22 @@ func (m *Meta) Create(ctx context.Context, title string, questions int) error {
 // unknown status or a jumlah_soal that is not a positive integer. Extra fields
 // are ignored here (Audit reports them). Cached with WithClientCache.
 func (m *Meta) Get(ctx context.Context) (Info, error) {
-	fields, err := m.q.read(ctx, m.q.client.B().Hgetall().Key(m.q.keys.meta).Cache()).AsStrMap()
+	fields, err := m.fields(ctx)
 	if err != nil {
-		return Info{}, replyError(err, m.q.keys.meta)
+		return Info{}, err
 	}
 	return decodeInfo(m.q.keys.meta, fields)
 }
 
 // Status reads the quiz's status with HGETALL (O(N), N = 3 fields): one
 // command, so that a missing field and a missing key are told apart at the
-// same moment (two commands could see a Create land between them, and a cached
-// nil beside a fresh EXISTS would invent a corruption). Errors:
-// ErrQuizNotFound when the key is missing; ErrCorrupt for a key of the wrong
-// type, a missing status field or an unknown status. Unlike Get it does not
-// check the other fields. Cached with WithClientCache.
+// same moment. Errors: ErrQuizNotFound when the key is missing; ErrCorrupt for
+// a key of the wrong type, a missing status field or an unknown status. Unlike
+// Get it does not check the other fields. Cached with WithClientCache.
 func (m *Meta) Status(ctx context.Context) (Status, error) {
-	fields, err := m.q.read(ctx, m.q.client.B().Hgetall().Key(m.q.keys.meta).Cache()).AsStrMap()
+	fields, err := m.fields(ctx)
 	if err != nil {
-		return "", replyError(err, m.q.keys.meta)
-	}
-	if len(fields) == 0 {
-		return "", errNotFound(m.q.keys.meta)
+		return "", err
 	}
 	s, ok := fields[fieldStatus]
 	if !ok {
@@ -96,11 +75,24 @@ func (m *Meta) Status(ctx context.Context) (Status, error) {
 	return decodeStatus(m.q.keys.meta, s)
 }
 
+// fields reads the meta hash, refusing a missing one.
+func (m *Meta) fields(ctx context.Context) (map[string]string, error) {
+	k := m.q.keys.meta
+	fields, err := m.q.readOne(ctx, m.q.client.B().Hgetall().Key(k).Cache()).AsStrMap()
+	if err != nil {
+		return nil, m.q.fail(err, "", k)
+	}
+	if len(fields) == 0 {
+		return nil, m.q.errNotFound()
+	}
+	return fields, nil
+}
+
 // Finish sets status to selesai in one atomic script (HMGET, then HSET: O(1)),
-// after which the quiz takes no answers. Finishing a finished quiz succeeds and
-// changes nothing. Errors: ErrQuizNotFound with no meta (nothing is created),
-// ErrCorrupt for an unknown status or malformed meta.
+// after which the quiz takes no new answers. Finishing a finished quiz
+// succeeds and changes nothing. Errors: ErrQuizNotFound with no meta (nothing
+// is created), ErrCorrupt for an unknown status or malformed meta.
 func (m *Meta) Finish(ctx context.Context) error {
 	err := script.Finish.Exec(ctx, m.q.client, []string{m.q.keys.meta}, nil).Error()
-	return replyError(err, m.q.keys.meta)
+	return m.q.fail(err, "", m.q.keys.meta)
 }

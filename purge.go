@@ -10,23 +10,17 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// Purge deletes every key of the namespace (<ns>:*, the contract's end of
-// life) and returns how many it deleted. It pages through SCAN ... MATCH <ns>:*
+// Purge deletes every key of the store's namespace (<ns>:*, the contract's
+// end of life) and returns how many it deleted. It pages through SCAN ... MATCH <ns>:*
 // (never KEYS) on every primary, cursor to 0, and deletes each page with one
 // UNLINK per key sent pipelined (O(1) each; memory is freed in the background),
 // so it works on Redis Cluster and never blocks the server for long. A key that
 // does not start with "<ns>:" is never touched. Purge does not look at quiz
 // status: use PurgeQuiz to delete one finished quiz after archiving its recap.
-func Purge(ctx context.Context, client rueidis.Client, opts ...Option) (int64, error) {
-	o, err := resolve(opts)
-	if err != nil {
-		return 0, err
-	}
-	if client == nil {
-		return 0, ErrNoClient
-	}
+func (s *Store) Purge(ctx context.Context) (int64, error) {
+	client, o := s.client, s.opts
 	var deleted int64
-	err = scanKeys(ctx, client, o.namespace+":*", o.scanCount, func(keys []string) error {
+	err := scanKeys(ctx, client, o.namespace+":*", o.scanCount, func(keys []string) error {
 		cmds := make(rueidis.Commands, len(keys))
 		for i, k := range keys {
 			cmds[i] = client.B().Unlink().Key(k).Build()
@@ -41,30 +35,24 @@ func Purge(ctx context.Context, client rueidis.Client, opts ...Option) (int64, e
 		return nil
 	})
 	if err != nil {
-		return deleted, replyError(err, fmt.Sprintf("purge of %s:*", o.namespace))
+		return deleted, replyError(err, "purge of namespace "+quote(o.namespace), "")
 	}
 	return deleted, nil
 }
 
-// Quizzes lists, sorted, the IDs of the quizzes of the namespace that have a
-// meta key in the form the options select (with WithHashTag, the braced form;
+// Quizzes lists, sorted, the IDs of the quizzes of the store's namespace that
+// have a meta key in the form the options select (with WithHashTag, the braced form;
 // IDs are returned without braces). It pages through SCAN ... MATCH
 // <ns>:meta:* (<ns>:meta:{*} with WithHashTag) on every primary: O(K), K the
 // number of keys in the database, in pages.
-func Quizzes(ctx context.Context, client rueidis.Client, opts ...Option) ([]string, error) {
-	o, err := resolve(opts)
-	if err != nil {
-		return nil, err
-	}
-	if client == nil {
-		return nil, ErrNoClient
-	}
+func (s *Store) Quizzes(ctx context.Context) ([]string, error) {
+	client, o := s.client, s.opts
 	pattern := o.namespace + ":meta:*"
 	if o.hashTag {
 		pattern = o.namespace + ":meta:{*}"
 	}
 	seen := map[string]bool{}
-	err = scanKeys(ctx, client, pattern, o.scanCount, func(keys []string) error {
+	err := scanKeys(ctx, client, pattern, o.scanCount, func(keys []string) error {
 		for _, k := range keys {
 			if id, ok := quizIDFromMeta(k, o); ok {
 				seen[id] = true
@@ -73,7 +61,7 @@ func Quizzes(ctx context.Context, client rueidis.Client, opts ...Option) ([]stri
 		return nil
 	})
 	if err != nil {
-		return nil, replyError(err, "quiz list of "+pattern)
+		return nil, replyError(err, "quiz list of namespace "+quote(o.namespace), "")
 	}
 	ids := make([]string, 0, len(seen))
 	for id := range seen {
@@ -84,7 +72,7 @@ func Quizzes(ctx context.Context, client rueidis.Client, opts ...Option) ([]stri
 }
 
 // PurgeQuiz deletes one finished quiz's keys, and only after its grades are
-// safe: it takes the recap (as TakeRecap), calls archive with it, and only if
+// safe: it takes the recap (as Recap), calls archive with it, and only if
 // archive returns nil deletes meta, board and answers in one atomic script that
 // checks the status again (UNLINK of three keys, O(1) each). It returns the
 // number of keys deleted.
@@ -92,29 +80,29 @@ func Quizzes(ctx context.Context, client rueidis.Client, opts ...Option) ([]stri
 // Nothing is deleted, and archive is not called, when the quiz is still
 // berjalan (ErrQuizRunning), has no meta (ErrQuizNotFound; leftover keys remain
 // for Purge) or is corrupt (ErrCorrupt). When archive fails its error is
-// returned, wrapped, and every key stays. A nil archive is ErrNoArchive.
-func PurgeQuiz(ctx context.Context, client rueidis.Client, quizID string,
-	archive func(context.Context, Recap) error, opts ...Option) (int64, error) {
-	q, err := newQuiz(client, quizID, opts)
+// returned, wrapped, and every key stays. A nil archive is ErrNoArchive, and
+// an invalid quiz ID ErrInvalidQuizID, both before any I/O.
+func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(context.Context, Recap) error) (int64, error) {
+	q, err := s.quiz(quizID)
 	if err != nil {
 		return 0, err
 	}
 	if archive == nil {
 		return 0, ErrNoArchive
 	}
-	recap, err := takeRecap(ctx, q)
+	recap, err := q.recap(ctx)
 	if err != nil {
 		return 0, err
 	}
 	if recap.Info.Status != StatusFinished {
-		return 0, fmt.Errorf("%w: quiz %q: finish it before purging", ErrQuizRunning, quizID)
+		return 0, fmt.Errorf("%w: %s: finish it before purging", ErrQuizRunning, q.about(""))
 	}
 	if err := archive(ctx, recap); err != nil {
-		return 0, fmt.Errorf("kuis: quiz %q: archive failed, nothing deleted: %w", quizID, err)
+		return 0, fmt.Errorf("kuis: %s: archive failed, nothing deleted: %w", q.about(""), err)
 	}
 	n, err := script.PurgeQuiz.Exec(ctx, q.client, q.keys.all(), nil).AsInt64()
 	if err != nil {
-		return 0, replyError(err, fmt.Sprintf("quiz %q", quizID))
+		return 0, q.fail(err, "", q.keys.meta)
 	}
 	return n, nil
 }

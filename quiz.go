@@ -2,50 +2,69 @@ package kuis
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/redis/rueidis"
 )
 
-// quiz is what Board and Meta share: the caller's client, the quiz's validated
-// keys and the resolved options. The caller owns the client's lifecycle.
+// quiz is what Board and Meta share: the store's client and options and the
+// quiz's validated keys.
 type quiz struct {
 	client rueidis.Client
 	keys   Keys
 	opts   options
 }
 
-// newQuiz validates everything a handle needs before it does any I/O.
-func newQuiz(client rueidis.Client, quizID string, opts []Option) (quiz, error) {
-	o, err := resolve(opts)
-	if err != nil {
-		return quiz{}, err
-	}
-	k, err := keysFor(quizID, o)
-	if err != nil {
-		return quiz{}, err
-	}
-	if err := checkClient(client, o); err != nil {
-		return quiz{}, err
-	}
-	return quiz{client: client, keys: k, opts: o}, nil
+// about is the subject of the quiz's error messages.
+func (q quiz) about(participant string) string { return about(q.keys.quizID, participant) }
+
+// fail maps err (from a command on key) to the library's error about the quiz
+// and participant.
+func (q quiz) fail(err error, participant, key string) error {
+	return replyError(err, q.about(participant), key)
 }
 
-// checkClient refuses a nil client, and a cluster client without hash tags:
-// the library's scripts take several keys of a quiz, which must share a slot
-// (rueidis would panic on a cross-slot call before sending it).
-func checkClient(client rueidis.Client, o options) error {
-	if client == nil {
-		return ErrNoClient
-	}
-	if client.Mode() == rueidis.ClientModeCluster && !o.hashTag {
-		return ErrNeedsHashTag
-	}
-	return nil
+// errNotFound is the error of a quiz without meta.
+func (q quiz) errNotFound() error {
+	return fmt.Errorf("%w: %s", ErrQuizNotFound, q.about(""))
 }
 
-// read sends a plain read command, through the client-side cache when
-// WithClientCache is set.
-func (q quiz) read(ctx context.Context, cmd rueidis.Cacheable) rueidis.RedisResult {
+// read sends reads of the board in one round trip, behind HLEN of the meta
+// hash, so that every read tells a quiz that does not exist (ErrQuizNotFound)
+// from an empty one, without a second, separate call. With WithClientCache the
+// commands go through DoMultiCache: entries in the cache are not sent at all.
+// It returns the replies of cmds, in order; their errors are the caller's to
+// map, since only the caller knows what a nil reply means.
+func (q quiz) read(ctx context.Context, cmds ...rueidis.Cacheable) ([]rueidis.RedisResult, error) {
+	all := make([]rueidis.Cacheable, 0, len(cmds)+1)
+	all = append(all, q.client.B().Hlen().Key(q.keys.meta).Cache())
+	all = append(all, cmds...)
+	var res []rueidis.RedisResult
+	if q.opts.cacheTTL > 0 {
+		ct := make([]rueidis.CacheableTTL, len(all))
+		for i, c := range all {
+			ct[i] = rueidis.CT(c, q.opts.cacheTTL)
+		}
+		res = q.client.DoMultiCache(ctx, ct...)
+	} else {
+		cs := make(rueidis.Commands, len(all))
+		for i, c := range all {
+			cs[i] = rueidis.Completed(c)
+		}
+		res = q.client.DoMulti(ctx, cs...)
+	}
+	n, err := res[0].AsInt64()
+	if err != nil {
+		return nil, q.fail(err, "", q.keys.meta)
+	}
+	if n == 0 {
+		return nil, q.errNotFound()
+	}
+	return res[1:], nil
+}
+
+// readOne is read of one command, through the cache with WithClientCache.
+func (q quiz) readOne(ctx context.Context, cmd rueidis.Cacheable) rueidis.RedisResult {
 	if q.opts.cacheTTL > 0 {
 		return q.client.DoCache(ctx, cmd, q.opts.cacheTTL)
 	}

@@ -17,35 +17,38 @@ import (
 type Recap struct {
 	QuizID    string     `json:"quiz_id"`   // the quiz ID, without braces
 	Info      Info       `json:"info"`      // the decoded meta hash
-	Standings []Standing `json:"standings"` // the whole board, as Board.Standings orders it
+	Standings []Standing `json:"standings"` // the whole board, as Board.Standings reads it
 	TakenAt   time.Time  `json:"taken_at"`  // the caller's clock when the snapshot arrived
 }
 
-// TakeRecap reads the meta and the whole board in one atomic read-only script
-// (HGETALL meta and ZREVRANGE board 0 -1 WITHSCORES: O(log N + M)), so the
-// standings and the status belong to the same moment. It never reads from the
-// client-side cache. Errors: ErrQuizNotFound, ErrCorrupt (naming key and field
-// or member), ErrNeedsHashTag on a cluster client without WithHashTag.
-func TakeRecap(ctx context.Context, client rueidis.Client, quizID string, opts ...Option) (Recap, error) {
-	q, err := newQuiz(client, quizID, opts)
+// Recap reads the meta and the whole board of quiz quizID in one atomic
+// read-only script (HGETALL meta and ZRANGE board 0 -1 REV WITHSCORES:
+// O(log N + M)), so the standings and the status belong to the same moment.
+// It never reads from the client-side cache. Errors: ErrInvalidQuizID,
+// ErrQuizNotFound, ErrCorrupt (naming key and field or member).
+func (s *Store) Recap(ctx context.Context, quizID string) (Recap, error) {
+	q, err := s.quiz(quizID)
 	if err != nil {
 		return Recap{}, err
 	}
-	return takeRecap(ctx, q)
+	return q.recap(ctx)
 }
 
-func takeRecap(ctx context.Context, q quiz) (Recap, error) {
+func (q quiz) recap(ctx context.Context) (Recap, error) {
 	k := q.keys
 	reply, err := script.Recap.Exec(ctx, q.client, []string{k.meta, k.board}, nil).ToArray()
 	if err != nil {
-		return Recap{}, replyError(err, fmt.Sprintf("quiz %q", k.quizID))
+		return Recap{}, q.fail(err, "", k.meta)
 	}
 	if len(reply) != 2 {
-		return Recap{}, fmt.Errorf("kuis: quiz %q: unexpected recap reply of %d elements", k.quizID, len(reply))
+		return Recap{}, fmt.Errorf("kuis: %s: recap reply of %d elements, want 2", q.about(""), len(reply))
 	}
 	fields, err := flatPairs(reply[0])
 	if err != nil {
-		return Recap{}, replyError(err, k.meta)
+		return Recap{}, q.fail(err, "", k.meta)
+	}
+	if len(fields) == 0 {
+		return Recap{}, q.errNotFound()
 	}
 	info, err := decodeInfo(k.meta, fields.asMap())
 	if err != nil {
@@ -53,19 +56,19 @@ func takeRecap(ctx context.Context, q quiz) (Recap, error) {
 	}
 	board, err := flatPairs(reply[1])
 	if err != nil {
-		return Recap{}, replyError(err, k.board)
+		return Recap{}, q.fail(err, "", k.board)
 	}
-	standings := make([]Standing, len(board))
+	zs := make([]rueidis.ZScore, len(board))
 	for i, p := range board {
 		f, err := strconv.ParseFloat(p.value, 64)
 		if err != nil {
-			return Recap{}, corrupt(k.board, "member %q has score %q", p.name, p.value)
+			return Recap{}, corrupt(k.board, "member %s has score %s", quote(p.name), quote(p.value))
 		}
-		score, err := decodeScore(k.board, p.name, f)
-		if err != nil {
-			return Recap{}, err
-		}
-		standings[i] = Standing{Rank: i + 1, Participant: p.name, Score: score}
+		zs[i] = rueidis.ZScore{Member: p.name, Score: f}
+	}
+	standings, err := decodeStandings(k.board, zs, 1)
+	if err != nil {
+		return Recap{}, err
 	}
 	return Recap{QuizID: k.quizID, Info: info, Standings: standings, TakenAt: time.Now()}, nil
 }
@@ -99,29 +102,21 @@ func (ps pairs) asMap() map[string]string {
 	return m
 }
 
-// CSVHeader is the first row WriteCSV writes.
-var CSVHeader = []string{"rank", "competition_rank", "participant", "score", "correct_answers"}
-
-// WriteCSV writes the standings with encoding/csv: CSVHeader, then one row per
-// participant. competition_rank gives equal scores the same rank ("1224") and
-// correct_answers is score / 10. Names are written exactly as stored, so the
-// file reads back byte for byte; a spreadsheet may treat a name that starts
-// with '=', '+', '-' or '@' as a formula, so escape names before opening the
-// file in one if students typed them.
+// WriteCSV writes the standings with encoding/csv: the header row
+// "rank,competition_rank,participant,score,correct_answers", then one row per
+// participant; correct_answers is score / 10. Names are written exactly as
+// stored, so the file reads back byte for byte; a spreadsheet may treat a name
+// that starts with '=', '+', '-' or '@' as a formula, so escape names before
+// opening the file in one if students typed them. It returns w's error as it is.
 func (r Recap) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	if err := cw.Write(CSVHeader); err != nil {
+	if err := cw.Write([]string{"rank", "competition_rank", "participant", "score", "correct_answers"}); err != nil {
 		return err
 	}
-	comp := 0
-	for i, s := range r.Standings {
-		// Equal scores share the rank of the first of them ("1224").
-		if i == 0 || s.Score != r.Standings[i-1].Score {
-			comp = i + 1
-		}
+	for _, s := range r.Standings {
 		row := []string{
 			strconv.Itoa(s.Rank),
-			strconv.Itoa(comp),
+			strconv.Itoa(s.CompetitionRank),
 			s.Participant,
 			strconv.FormatInt(s.Score, 10),
 			strconv.FormatInt(s.Score/10, 10),

@@ -2,13 +2,14 @@ package kuis
 
 import (
 	"fmt"
+	"strconv"
 	"unicode"
 	"unicode/utf8"
 )
 
 // Limits on what callers may write. Each is checked before any I/O.
 const (
-	maxIDLen          = 64   // quiz IDs and namespaces (bytes); keys stay short (seed 003)
+	maxIDLen          = 64   // quiz IDs and namespaces (bytes): keys stay short
 	maxParticipantLen = 64   // participant names (bytes)
 	maxTitleLen       = 200  // judul (bytes)
 	maxQuestions      = 1000 // jumlah_soal
@@ -46,18 +47,34 @@ func validText(s string, max int) bool {
 	return true
 }
 
+// maxQuoted is how many bytes of a caller's string an error message shows.
+const maxQuoted = 64
+
+// quote is s as error messages show it: Go-quoted, cut to its first 64 bytes
+// (at a rune boundary) with an ellipsis, so a 10 KB input stays one short line.
+func quote(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "…"
+}
+
 func checkParticipant(name string) error {
 	if !validText(name, maxParticipantLen) {
-		return fmt.Errorf("%w: %q (want 1 to %d bytes of UTF-8 without control characters)",
-			ErrInvalidParticipant, name, maxParticipantLen)
+		return fmt.Errorf("%w: %s (want 1 to %d bytes of UTF-8 without control characters)",
+			ErrInvalidParticipant, quote(name), maxParticipantLen)
 	}
 	return nil
 }
 
 func checkMeta(title string, questions int) error {
 	if !validText(title, maxTitleLen) {
-		return fmt.Errorf("%w: title %q (want 1 to %d bytes of UTF-8 without control characters)",
-			ErrInvalidMeta, title, maxTitleLen)
+		return fmt.Errorf("%w: title %s (want 1 to %d bytes of UTF-8 without control characters)",
+			ErrInvalidMeta, quote(title), maxTitleLen)
 	}
 	if questions < 1 || questions > maxQuestions {
 		return fmt.Errorf("%w: %d questions (want 1 to %d)", ErrInvalidMeta, questions, maxQuestions)

@@ -10,7 +10,7 @@ if err then
 end
 for _, key in ipairs(KEYS) do
   if redis.call('EXISTS', key) == 1 then
-    return g.refuse('KUIS_EXISTS', key .. ' already exists')
+    return g.refuse('KUIS_EXISTS')
   end
 end
 redis.call('HSET', KEYS[1], 'judul', ARGV[1], 'jumlah_soal', ARGV[2], 'status', 'berjalan')

@@ -35,8 +35,13 @@ end
 local function gate()
   local g = {}
 
+  -- refuse words a refusal. Only KUIS_CORRUPT messages name a key: the Go
+  -- side names the quiz and participant of every other refusal.
   function g.refuse(code, msg)
-    return redis.error_reply(code .. ' ' .. msg)
+    if msg then
+      return redis.error_reply(code .. ' ' .. msg)
+    end
+    return redis.error_reply(code)
   end
 
   -- permitted refuses with KUIS_FORBIDDEN unless the calling ACL user may run
@@ -49,7 +54,7 @@ local function gate()
     end
     for _, cmd in ipairs({...}) do
       if not redis.acl_check_cmd(unpack(cmd)) then
-        return g.refuse('KUIS_FORBIDDEN', 'the ACL user may not run ' .. cmd[1] .. ' on ' .. cmd[2])
+        return g.refuse('KUIS_FORBIDDEN', 'the ACL user may not run ' .. cmd[1])
       end
     end
     return nil
@@ -74,22 +79,22 @@ local function gate()
   -- quiz (KUIS_NOTFOUND) and any shape the contract does not allow
   -- (KUIS_CORRUPT). It returns status, question count, or nil, nil, error.
   function g.status(meta)
-    local f, err = g.call(meta .. ' is not a hash', 'HMGET', meta, 'status', 'jumlah_soal')
+    local f, err = g.call(meta .. ': not a hash', 'HMGET', meta, 'status', 'jumlah_soal')
     if err then
       return nil, nil, err
     end
     local s, n = f[1], questions(f[2])
     if not s then
       if redis.call('EXISTS', meta) == 0 then
-        return nil, nil, g.refuse('KUIS_NOTFOUND', meta .. ' does not exist')
+        return nil, nil, g.refuse('KUIS_NOTFOUND')
       end
-      return nil, nil, g.refuse('KUIS_CORRUPT', meta .. ' has no field status')
+      return nil, nil, g.refuse('KUIS_CORRUPT', meta .. ': field status is missing')
     end
     if s ~= 'berjalan' and s ~= 'selesai' then
-      return nil, nil, g.refuse('KUIS_CORRUPT', meta .. ' field status is ' .. string.format('%q', s))
+      return nil, nil, g.refuse('KUIS_CORRUPT', meta .. ': field status is ' .. string.format('%q', string.sub(s, 1, 64)))
     end
     if not n then
-      return nil, nil, g.refuse('KUIS_CORRUPT', meta .. ' field jumlah_soal is not a positive integer')
+      return nil, nil, g.refuse('KUIS_CORRUPT', meta .. ': field jumlah_soal is not a positive integer')
     end
     return s, n, nil
   end
@@ -101,7 +106,7 @@ local function gate()
       return nil, err
     end
     if s == 'selesai' then
-      return nil, g.refuse('KUIS_FINISHED', meta .. ' status is selesai')
+      return nil, g.refuse('KUIS_FINISHED')
     end
     return n, nil
   end
@@ -110,12 +115,12 @@ local function gate()
   -- the wrong type and a score that is not sound: checked before any write,
   -- so a refusal writes nothing and -10 + 10 never passes for a valid 0.
   function g.score(board, participant)
-    local cur, err = g.call(board .. ' is not a sorted set', 'ZSCORE', board, participant)
+    local cur, err = g.call(board .. ': not a sorted set', 'ZSCORE', board, participant)
     if err then
       return nil, err
     end
     if not sound(cur) then
-      return nil, g.refuse('KUIS_CORRUPT', board .. ' member ' .. string.format('%q', participant) ..
+      return nil, g.refuse('KUIS_CORRUPT', board .. ': member ' .. string.format('%q', participant) ..
         ' has score ' .. tostring(cur) .. ', not a non-negative multiple of 10 at most 2^53 - 10')
     end
     return cur, nil

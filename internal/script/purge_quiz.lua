@@ -14,6 +14,6 @@ if err then
   return err
 end
 if s ~= 'selesai' then
-  return g.refuse('KUIS_RUNNING', KEYS[1] .. ' status is ' .. s)
+  return g.refuse('KUIS_RUNNING')
 end
 return redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])

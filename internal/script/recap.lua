@@ -1,14 +1,14 @@
 -- recap.lua (read-only, after gate.lua): one consistent snapshot of a quiz for the recap.
 -- KEYS[1] meta, KEYS[2] board
--- Reply: {meta as HGETALL's flat field/value list, board as ZREVRANGE 0 -1
+-- Reply: {meta as HGETALL's flat field/value list, board as ZRANGE 0 -1 REV
 -- WITHSCORES's flat member/score list}. An empty meta list means the quiz does
 -- not exist. Refusal: KUIS_CORRUPT for a key of the wrong type.
 local g = gate()
-local meta, err = g.call(KEYS[1] .. ' is not a hash', 'HGETALL', KEYS[1])
+local meta, err = g.call(KEYS[1] .. ': not a hash', 'HGETALL', KEYS[1])
 if err then
   return err
 end
-local board, err = g.call(KEYS[2] .. ' is not a sorted set', 'ZREVRANGE', KEYS[2], 0, -1, 'WITHSCORES')
+local board, err = g.call(KEYS[2] .. ': not a sorted set', 'ZRANGE', KEYS[2], 0, -1, 'REV', 'WITHSCORES')
 if err then
   return err
 end

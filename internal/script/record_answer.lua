@@ -55,12 +55,12 @@ if s == 'selesai' then
       return {cur, 1}
     end
   end
-  return g.refuse('KUIS_FINISHED', meta .. ' status is selesai')
+  return g.refuse('KUIS_FINISHED')
 end
 if tonumber(question) > n then
-  return g.refuse('KUIS_QUESTION', 'question ' .. question .. ' is above jumlah_soal ' .. n)
+  return g.refuse('KUIS_QUESTION', 'question ' .. question .. ' of ' .. n)
 end
-local seen, err = g.call(answers .. ' is not a set', 'SISMEMBER', answers, pair)
+local seen, err = g.call(answers .. ': not a set', 'SISMEMBER', answers, pair)
 if err then
   return err
 end
@@ -70,7 +70,7 @@ if err then
 end
 if seen == 1 then
   if not cur then
-    return g.refuse('KUIS_CORRUPT', board .. ' has no score for answered pair ' .. pair)
+    return g.refuse('KUIS_CORRUPT', board .. ': no score for answered pair ' .. pair)
   end
   return {cur, 1}
 end

@@ -1,9 +1,9 @@
 // Package script holds the library's Lua scripts, one .lua file each, with
 // gate.lua prepended to every one. Each write script is wrapped once in a
-// rueidis.Lua (EVALSHA, falling back to EVAL on NOSCRIPT); Recap is a read-only
-// rueidis.Lua, sent as EVALSHA_RO (EVAL_RO on NOSCRIPT); RecordAnswerBatch is
-// not a rueidis.Lua but a Batch (batch.go): pipelined EVALSHA, with EVAL only
-// for the executions answered NOSCRIPT. Each file's header states its KEYS,
+// rueidis.Lua (EVALSHA, falling back to EVAL on NOSCRIPT); Recap and Standing
+// are read-only rueidis.Lua values, sent as EVALSHA_RO (EVAL_RO on NOSCRIPT);
+// RecordAnswerBatch is not a rueidis.Lua but a Batch (batch.go): pipelined
+// EVALSHA, with EVAL only for the executions answered NOSCRIPT. Each file's header states its KEYS,
 // ARGV and replies.
 package script
 
@@ -20,12 +20,12 @@ var (
 	create string
 	//go:embed finish.lua
 	finish string
-	//go:embed record.lua
-	record string
 	//go:embed record_answer.lua
 	recordAnswer string
 	//go:embed recap.lua
 	recap string
+	//go:embed standing.lua
+	standing string
 	//go:embed purge_quiz.lua
 	purgeQuiz string
 )
@@ -35,16 +35,17 @@ var (
 	Create = rueidis.NewLuaScript(gate + create)
 	// Finish sets a quiz's status to selesai.
 	Finish = rueidis.NewLuaScript(gate + finish)
-	// Record adds 10 points while the quiz runs.
-	Record = rueidis.NewLuaScript(gate + record)
 	// RecordAnswer adds 10 points once per (question, participant) while the quiz runs.
 	RecordAnswer = rueidis.NewLuaScript(gate + recordAnswer)
 	// Recap reads meta and board in one atomic step.
 	Recap = rueidis.NewLuaScriptReadOnly(gate + recap)
+	// Standing reads one participant's score, position and competition rank in one atomic step.
+	Standing = rueidis.NewLuaScriptReadOnly(gate + standing)
 	// PurgeQuiz deletes a finished quiz's keys.
 	PurgeQuiz = rueidis.NewLuaScript(gate + purgeQuiz)
 )
 
-// RecordSource is Record's full Lua source, so that bench/ can run the very
-// same atomic gate through another client (go-redis) and compare like with like.
-var RecordSource = gate + record
+// RecordAnswerSource is RecordAnswer's full Lua source, so that bench/ can run
+// the very same atomic gate through another client (go-redis) and compare like
+// with like.
+var RecordAnswerSource = gate + recordAnswer
