@@ -37,7 +37,7 @@ var clientBase = []string{
 // WithNamespace; WithHashTag needs nothing more.
 //
 // RoleApp may record answers (RecordAnswer, RecordAnswers) and run every Board
-// and Meta read; Meta.Create, Meta.Finish, Purge, PurgeQuiz and any key outside
+// and Meta read, and Recap; Meta.Create, Meta.Finish, Purge, PurgeQuiz and any key outside
 // the namespace are refused (ErrForbidden). RoleTeacher may create and finish
 // quizzes, read everything, Audit, Recap, Purge and PurgeQuiz, and never
 // change a score: the record scripts answer ErrForbidden. Scripts run with the caller's rights, so each

@@ -51,7 +51,7 @@ type AnswerResult struct {
 // (question > jumlah_soal), ErrCorrupt (answers set or score breaks the
 // contract). Refusals write nothing.
 func (b *Board) RecordAnswer(ctx context.Context, participant string, question int) (Answer, error) {
-	if err := checkAnswer(participant, question); err != nil {
+	if err := b.q.checkAnswer(participant, question); err != nil {
 		return Answer{}, err
 	}
 	res := script.RecordAnswer.Exec(ctx, b.q.client, b.q.keys.all(), []string{participant, strconv.Itoa(question)})
@@ -78,7 +78,7 @@ func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]Ans
 	sent := make([]int, 0, len(answers)) // the input index of each exec
 	keys := b.q.keys.all()
 	for i, a := range answers {
-		if err := checkAnswer(a.Participant, a.Question); err != nil {
+		if err := b.q.checkAnswer(a.Participant, a.Question); err != nil {
 			out[i].Err = err
 			continue
 		}
@@ -97,16 +97,6 @@ func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]Ans
 		}
 	}
 	return out, callErr
-}
-
-func checkAnswer(participant string, question int) error {
-	if err := checkParticipant(participant); err != nil {
-		return err
-	}
-	if question < 1 {
-		return fmt.Errorf("%w: question %d (want 1 to jumlah_soal)", ErrInvalidQuestion, question)
-	}
-	return nil
 }
 
 // decodeAnswer reads record_answer.lua's {score, duplicate} reply.

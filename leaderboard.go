@@ -53,8 +53,8 @@ func (b *Board) Standings(ctx context.Context) ([]Standing, error) {
 // negative offset or a limit outside 1 to 1000 is ErrInvalidRange.
 func (b *Board) Page(ctx context.Context, offset, limit int) ([]Standing, error) {
 	if offset < 0 || limit < 1 || limit > maxPageLimit {
-		return nil, fmt.Errorf("%w: offset %d, limit %d (want offset >= 0, limit 1 to %d)",
-			ErrInvalidRange, offset, limit, maxPageLimit)
+		return nil, fmt.Errorf("%w: %s: offset %d, limit %d (want offset >= 0, limit 1 to %d)",
+			ErrInvalidRange, b.q.about(""), offset, limit, maxPageLimit)
 	}
 	start := int64(offset)
 	stop := int64(math.MaxInt64) // a page that would end past MaxInt64 ends at the board's end
@@ -71,11 +71,11 @@ func (b *Board) Page(ctx context.Context, offset, limit int) ([]Standing, error)
 // and ErrInvalidRange (a radius outside 0 to 500) before any I/O,
 // ErrQuizNotFound, ErrNotOnBoard, ErrCorrupt.
 func (b *Board) Around(ctx context.Context, participant string, radius int) ([]Standing, error) {
-	if err := checkParticipant(participant); err != nil {
+	if err := b.q.checkParticipant(participant); err != nil {
 		return nil, err
 	}
 	if radius < 0 || radius > maxRadius {
-		return nil, fmt.Errorf("%w: radius %d (want 0 to %d)", ErrInvalidRange, radius, maxRadius)
+		return nil, fmt.Errorf("%w: %s: radius %d (want 0 to %d)", ErrInvalidRange, b.q.about(participant), radius, maxRadius)
 	}
 	res, err := b.q.read(ctx, b.q.client.B().Zrevrank().Key(b.q.keys.board).Member(participant).Cache())
 	if err != nil {
@@ -96,7 +96,7 @@ func (b *Board) Around(ctx context.Context, participant string, radius int) ([]S
 // is). Errors: ErrInvalidParticipant before any I/O, ErrQuizNotFound,
 // ErrNotOnBoard, ErrCorrupt.
 func (b *Board) Standing(ctx context.Context, participant string) (Standing, error) {
-	if err := checkParticipant(participant); err != nil {
+	if err := b.q.checkParticipant(participant); err != nil {
 		return Standing{}, err
 	}
 	if b.q.opts.cacheTTL > 0 {

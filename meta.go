@@ -38,7 +38,7 @@ type Meta struct {
 // must be 1 to 200 bytes of UTF-8 without control characters and questions 1
 // to 1000 (ErrInvalidMeta, checked before any I/O). No TTL is set.
 func (m *Meta) Create(ctx context.Context, title string, questions int) error {
-	if err := checkMeta(title, questions); err != nil {
+	if err := m.q.checkMeta(title, questions); err != nil {
 		return err
 	}
 	err := script.Create.Exec(ctx, m.q.client, m.q.keys.all(), []string{title, strconv.Itoa(questions)}).Error()

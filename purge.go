@@ -77,9 +77,10 @@ func (s *Store) Quizzes(ctx context.Context) ([]string, error) {
 // checks the status again (UNLINK of three keys, O(1) each). It returns the
 // number of keys deleted.
 //
-// Nothing is deleted, and archive is not called, when the quiz is still
-// berjalan (ErrQuizRunning), has no meta (ErrQuizNotFound; leftover keys remain
-// for Purge) or is corrupt (ErrCorrupt). When archive fails its error is
+// Nothing is deleted, and archive is not called, when the ACL user may not
+// delete the keys (ErrForbidden, checked by the recap's script on Redis 7),
+// the quiz is still berjalan (ErrQuizRunning), has no meta (ErrQuizNotFound;
+// leftover keys remain for Purge) or is corrupt (ErrCorrupt). When archive fails its error is
 // returned, wrapped, and every key stays. A nil archive is ErrNoArchive, and
 // an invalid quiz ID ErrInvalidQuizID, both before any I/O.
 func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(context.Context, Recap) error) (int64, error) {
@@ -90,7 +91,7 @@ func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(conte
 	if archive == nil {
 		return 0, ErrNoArchive
 	}
-	recap, err := q.recap(ctx)
+	recap, err := q.recap(ctx, "purge")
 	if err != nil {
 		return 0, err
 	}

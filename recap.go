@@ -31,12 +31,14 @@ func (s *Store) Recap(ctx context.Context, quizID string) (Recap, error) {
 	if err != nil {
 		return Recap{}, err
 	}
-	return q.recap(ctx)
+	return q.recap(ctx, "")
 }
 
-func (q quiz) recap(ctx context.Context) (Recap, error) {
+// recap takes the snapshot; purpose "purge" first checks that the ACL user
+// may delete the quiz's keys.
+func (q quiz) recap(ctx context.Context, purpose string) (Recap, error) {
 	k := q.keys
-	reply, err := script.Recap.Exec(ctx, q.client, []string{k.meta, k.board}, nil).ToArray()
+	reply, err := script.Recap.Exec(ctx, q.client, k.all(), []string{purpose}).ToArray()
 	if err != nil {
 		return Recap{}, q.fail(err, "", k.meta)
 	}

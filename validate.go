@@ -63,21 +63,32 @@ func quote(s string) string {
 	return strconv.Quote(s[:cut]) + "…"
 }
 
-func checkParticipant(name string) error {
+func (q quiz) checkParticipant(name string) error {
 	if !validText(name, maxParticipantLen) {
-		return fmt.Errorf("%w: %s (want 1 to %d bytes of UTF-8 without control characters)",
-			ErrInvalidParticipant, quote(name), maxParticipantLen)
+		// Not q.about(name), which leaves out an empty participant.
+		return fmt.Errorf("%w: %s, participant %s (want 1 to %d bytes of UTF-8 without control characters)",
+			ErrInvalidParticipant, q.about(""), quote(name), maxParticipantLen)
 	}
 	return nil
 }
 
-func checkMeta(title string, questions int) error {
+func (q quiz) checkAnswer(participant string, question int) error {
+	if err := q.checkParticipant(participant); err != nil {
+		return err
+	}
+	if question < 1 {
+		return fmt.Errorf("%w: %s: question %d (want 1 to jumlah_soal)", ErrInvalidQuestion, q.about(participant), question)
+	}
+	return nil
+}
+
+func (q quiz) checkMeta(title string, questions int) error {
 	if !validText(title, maxTitleLen) {
-		return fmt.Errorf("%w: title %s (want 1 to %d bytes of UTF-8 without control characters)",
-			ErrInvalidMeta, quote(title), maxTitleLen)
+		return fmt.Errorf("%w: %s: title %s (want 1 to %d bytes of UTF-8 without control characters)",
+			ErrInvalidMeta, q.about(""), quote(title), maxTitleLen)
 	}
 	if questions < 1 || questions > maxQuestions {
-		return fmt.Errorf("%w: %d questions (want 1 to %d)", ErrInvalidMeta, questions, maxQuestions)
+		return fmt.Errorf("%w: %s: %d questions (want 1 to %d)", ErrInvalidMeta, q.about(""), questions, maxQuestions)
 	}
 	return nil
 }
