@@ -8,48 +8,58 @@ import (
 )
 
 // TestReferenceSession replays the contract's reference session and checks
-// every reply the contract lists.
+// every reply the contract lists, and the keys it leaves.
 func TestReferenceSession(t *testing.T) {
 	e := newEnv(t)
-	_, m, b := e.running(3)
-	var scores []int64
-	for _, name := range []string{"Ali", "Citra", "Ali", "Budi", "Citra", "Ali", "Budi", "Citra", "Dewi"} {
-		s, err := b.RecordCorrect(e.ctx, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		scores = append(scores, s)
-	}
-	if diff := cmp.Diff([]int64{10, 10, 20, 10, 20, 30, 20, 30, 10}, scores); diff != "" {
-		t.Errorf("ZINCRBY replies (-want +got):\n%s", diff)
-	}
-	standings, err := b.Standings(e.ctx)
-	if err != nil {
+	id := quizID()
+	m, b := e.meta(id), e.board(id)
+	if err := m.Create(e.ctx, "Kuis Sejarah: Kemerdekaan", 3); err != nil {
 		t.Fatal(err)
 	}
-	want := []kuis.Standing{{1, "Citra", 30}, {2, "Ali", 30}, {3, "Budi", 20}, {4, "Dewi", 10}}
-	if diff := cmp.Diff(want, standings); diff != "" {
-		t.Errorf("Standings (-want +got):\n%s", diff)
+	var replies []int64
+	for q, round := range referenceRounds {
+		for _, name := range round {
+			a, err := b.RecordAnswer(e.ctx, name, q+1)
+			if err != nil || a.Duplicate {
+				t.Fatalf("RecordAnswer(%s, %d) = %+v, %v; want a counted answer", name, q+1, a, err)
+			}
+			replies = append(replies, a.Score)
+		}
 	}
-	for name, want := range map[string]int{"Ali": 2, "Dewi": 4} {
-		if got, err := b.Rank(e.ctx, name); err != nil || got != want {
-			t.Errorf("Rank(%s) = %d, %v; want %d", name, got, err, want)
+	if diff := cmp.Diff([]int64{10, 10, 20, 10, 20, 30, 20, 30, 10}, replies); diff != "" {
+		t.Errorf("RecordAnswer scores (-want +got):\n%s", diff)
+	}
+
+	want := []kuis.Standing{
+		{Rank: 1, CompetitionRank: 1, Participant: "Citra", Score: 30},
+		{Rank: 2, CompetitionRank: 1, Participant: "Ali", Score: 30},
+		{Rank: 3, CompetitionRank: 3, Participant: "Budi", Score: 20},
+		{Rank: 4, CompetitionRank: 4, Participant: "Dewi", Score: 10},
+	}
+	standings, err := b.Standings(e.ctx)
+	if diff := cmp.Diff(want, standings); err != nil || diff != "" {
+		t.Errorf("Standings: %v (-want +got):\n%s", err, diff)
+	}
+	for name, rank := range map[string]int{"Ali": 2, "Dewi": 4} {
+		if got, err := b.Standing(e.ctx, name); err != nil || got.Rank != rank {
+			t.Errorf("Standing(%s) = %+v, %v; want Rank %d", name, got, err, rank)
 		}
 	}
 	info, err := m.Get(e.ctx)
-	if err != nil {
-		t.Fatal(err)
+	if diff := cmp.Diff(kuis.Info{Title: "Kuis Sejarah: Kemerdekaan", Questions: 3, Status: kuis.StatusRunning}, info); err != nil || diff != "" {
+		t.Errorf("Get: %v (-want +got):\n%s", err, diff)
 	}
-	if diff := cmp.Diff(kuis.Info{Title: info.Title, Questions: 3, Status: kuis.StatusRunning}, info); diff != "" {
-		t.Errorf("Get (-want +got):\n%s", diff)
-	}
-	for _, key := range []string{b.Keys().Board(), m.Keys().Meta()} {
+	k := e.keys(id)
+	for _, key := range []string{k.Meta(), k.Board(), k.Answers()} {
 		if ttl, err := e.mustRaw("TTL", key).AsInt64(); err != nil || ttl != -1 {
-			t.Errorf("TTL %s = %d, %v; want -1", key, ttl, err)
+			t.Errorf("TTL %s = %d, %v; want -1 (no TTL)", key, ttl, err)
 		}
 	}
-	violations, err := kuis.Audit(e.ctx, e.client, b.Keys().QuizID(), e.opts...)
-	if err != nil || len(violations) != 0 {
-		t.Errorf("Audit = %v, %v; want none", violations, err)
+	wantPairs := []string{"1:Ali", "1:Citra", "2:Ali", "2:Budi", "2:Citra", "3:Ali", "3:Budi", "3:Citra", "3:Dewi"}
+	if diff := cmp.Diff(wantPairs, pairsAnswered(e, k)); diff != "" {
+		t.Errorf("answers set (-want +got):\n%s", diff)
+	}
+	if v, err := e.store.Audit(e.ctx, id); err != nil || len(v) != 0 {
+		t.Errorf("Audit = %v, %v; want no violations", v, err)
 	}
 }
