@@ -2,10 +2,13 @@ package kuis_test
 
 import (
 	"context"
-	"fmt"
+	"errors"
+	"math/rand"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis"
@@ -13,152 +16,286 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// lookAlikes writes keys that share text with the namespace ns but are not
-// under "<ns>:", each of a different type, and deletes them at cleanup (the
-// env's own cleanup purges only the namespace). It returns their names.
-func lookAlikes(e *env) []string {
+// writeKeys writes each key as a string, hash, sorted set, set or list (by
+// pick), one command per key so that a cluster routes each by its own slot.
+// Keys outside every test namespace are deleted at cleanup.
+func writeKeys(e *env, keys []string, pick func(i int) int) {
 	e.t.Helper()
-	ns := e.ns
-	keys := []string{
-		ns,                               // the bare namespace
-		ns + "x:1",                       // a longer namespace
-		ns + "2:papan:a",                 // a longer namespace, contract shape
-		"other:" + ns + ":papan:x",       // the namespace inside another
-		strings.ToUpper(ns) + ":papan:a", // another case: Redis keys are case-sensitive
-		"x" + ns + ":meta:a",             // a prefix before the namespace
-		ns + "-:papan:a",                 // a separator-like byte that is not ':'
-		ns + ";papan:a",                  // a byte next to ':' in ASCII
-		strings.TrimSuffix(ns, ns[len(ns)-1:]) + ":papan:a", // a shorter namespace
+	c := e.client
+	cmds := make(rueidis.Commands, len(keys))
+	for i, k := range keys {
+		switch pick(i) % 5 {
+		case 0:
+			cmds[i] = c.B().Set().Key(k).Value("v").Build()
+		case 1:
+			cmds[i] = c.B().Hset().Key(k).FieldValue().FieldValue("judul", k).Build()
+		case 2:
+			cmds[i] = c.B().Zadd().Key(k).ScoreMember().ScoreMember(10, k).Build()
+		case 3:
+			cmds[i] = c.B().Sadd().Key(k).Member("1:Ali").Build()
+		default:
+			cmds[i] = c.B().Rpush().Key(k).Element("e").Build()
+		}
+	}
+	for i, res := range c.DoMulti(e.ctx, cmds...) {
+		if err := res.Error(); err != nil {
+			e.t.Fatalf("writing %q: %v", keys[i], err)
+		}
 	}
 	e.t.Cleanup(func() {
 		for _, k := range keys {
-			e.client.Do(context.Background(), e.client.B().Del().Key(k).Build())
+			c.Do(context.Background(), c.B().Unlink().Key(k).Build())
 		}
 	})
-	for i, k := range keys {
-		switch i % 4 {
-		case 0:
-			e.mustRaw("SET", k, "nilai "+k)
-		case 1:
-			e.mustRaw("HSET", k, "judul", k, "status", "berjalan")
-		case 2:
-			e.mustRaw("ZADD", k, "30", "Ali", "10", k)
-		case 3:
-			e.mustRaw("SADD", k, "1:Ali", k)
-		}
-	}
-	return keys
 }
 
-// TestPurgeDeletesTheNamespaceOnly fills a namespace with quizzes and other
-// keys, surrounded by look-alikes, and expects Purge to delete exactly the
-// namespace's keys, say how many, and leave every look-alike as it was.
-func TestPurgeDeletesTheNamespaceOnly(t *testing.T) {
+// gone is the dump of keys that do not exist.
+func gone(keys ...string) map[string]string {
+	out := map[string]string{}
+	for _, k := range keys {
+		out[k] = "none"
+	}
+	return out
+}
+
+// TestPurge fills a namespace with quizzes and other keys, next to another
+// namespace's quiz and keys that only look like the namespace, and expects
+// Purge to delete exactly the namespace's keys, on SCAN pages of 3 keys too.
+func TestPurge(t *testing.T) {
+	for _, opts := range [][]kuis.Option{nil, {kuis.WithScanCount(3)}} {
+		e := newEnv(t, opts...)
+		var inside []string
+		for range 2 {
+			id, _, _ := e.reference()
+			inside = append(inside, threeKeys(e.keys(id))...)
+		}
+		empty, _, _ := e.running(1)
+		inside = append(inside, e.keys(empty).Meta())
+		var other []string // keys the library never writes, in many slots
+		for i := range 300 {
+			other = append(other, e.ns+":lain:"+strconv.Itoa(i))
+		}
+		other = append(other, e.ns+":", e.ns+"::", e.ns+":*", e.ns+":papan:{x}")
+		writeKeys(e, other, func(i int) int { return i })
+		inside = append(inside, other...)
+
+		neighbour := envWith(t, e.client)
+		nid, _, _ := neighbour.reference()
+		ns := e.ns
+		lookAlikes := []string{ns, ns + "x:1", ns + "2:papan:a", "other:" + ns + ":papan:x", strings.ToUpper(ns) + ":papan:a",
+			"x" + ns + ":meta:a", ns + "-:papan:a", ns + ";papan:a", ns[:len(ns)-1] + ":papan:a"}
+		writeKeys(e, lookAlikes, func(i int) int { return i })
+		outside := append(threeKeys(neighbour.keys(nid)), lookAlikes...)
+		before := e.dump(outside...)
+
+		n, err := e.store.Purge(e.ctx)
+		if err != nil || n != int64(len(inside)) {
+			t.Errorf("Purge = %d, %v; want %d", n, err, len(inside))
+		}
+		if diff := cmp.Diff(gone(inside...), e.dump(inside...)); diff != "" {
+			t.Errorf("namespace keys after Purge (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(before, e.dump(outside...)); diff != "" {
+			t.Errorf("Purge touched keys outside %s:* (-before +after):\n%s", ns, diff)
+		}
+		if n, err := e.store.Purge(e.ctx); err != nil || n != 0 {
+			t.Errorf("second Purge = %d, %v; want 0", n, err)
+		}
+	}
+}
+
+// TestPurgeProperty: for random keys in and out of the namespace (look-alike
+// prefixes, glob, brace and separator bytes), of every type, and random SCAN
+// page sizes, Purge deletes exactly the keys that start with "<ns>:". On
+// miniredis SCAN returns one page; a real server pages for real.
+func TestPurgeProperty(t *testing.T) {
+	rng := rand.New(rand.NewSource(20261130))
 	e := newEnv(t)
-	var inside []string
-	for i := 0; i < 3; i++ {
-		_, _, b := e.reference()
-		inside = append(inside, b.Keys().Meta(), b.Keys().Board())
-		if i == 0 {
-			if _, err := b.RecordAnswer(e.ctx, "Ali", 1); err != nil {
+	const alphabet = " *?[]\\:{}-_.aZ09\x00\xff"
+	for range 20 {
+		ns := redistest.Namespace(t)
+		store := e.storeOn(e.client, kuis.WithNamespace(ns), kuis.WithScanCount(1+rng.Int63n(64)))
+		suffix := func() string {
+			b := make([]byte, rng.Intn(12))
+			for i := range b {
+				b[i] = alphabet[rng.Intn(len(alphabet))]
+			}
+			return string(b)
+		}
+		lookAlikes := []string{ns, ns + "x:", ns + "_", ns + ";", strings.ToUpper(ns) + ":", ns[:len(ns)-1] + ":" + ns,
+			"other:" + ns + ":", "x" + ns + ":", "*" + ns + ":", ns + "*:", ns + "?", ns + "[:]", ns + "\\:", "{" + ns + "}:"}
+		seen := map[string]bool{}
+		var inside, outside []string
+		for range rng.Intn(150) {
+			if k := ns + ":" + suffix(); !seen[k] {
+				seen[k] = true
+				inside = append(inside, k)
+			}
+		}
+		for range rng.Intn(60) {
+			if k := lookAlikes[rng.Intn(len(lookAlikes))] + suffix(); !seen[k] {
+				seen[k] = true
+				outside = append(outside, k)
+			}
+		}
+		writeKeys(e, append(append([]string{}, inside...), outside...), func(int) int { return rng.Intn(5) })
+		before := e.dump(outside...)
+		n, err := store.Purge(e.ctx)
+		if err != nil || n != int64(len(inside)) {
+			t.Errorf("ns %s: Purge = %d, %v; want %d", ns, n, err, len(inside))
+		}
+		if diff := cmp.Diff(gone(inside...), e.dump(inside...)); diff != "" {
+			t.Errorf("ns %s: namespace keys after Purge (-want +got):\n%s", ns, diff)
+		}
+		if diff := cmp.Diff(before, e.dump(outside...)); diff != "" {
+			t.Errorf("ns %s: keys outside the namespace changed (-before +after):\n%s", ns, diff)
+		}
+	}
+}
+
+// TestQuizzes lists the quiz IDs of one namespace in either key form: sorted,
+// only those with a meta key in the store's form and a valid ID.
+func TestQuizzes(t *testing.T) {
+	e := newEnv(t)
+	meta := func(e *env, id string) {
+		e.mustRaw("HSET", e.ns+":meta:"+id, "judul", "Kuis", "jumlah_soal", "3", "status", "berjalan")
+	}
+	for _, id := range []string{"kuis-b", "kuis-10", "kuis-a", "Kuis-Z", "{kuis-tagged}", "{kuis-b}", "kuis:01", "{kuis-x", "{kuis:02}"} {
+		meta(e, id)
+	}
+	e.mustRaw("ZADD", e.ns+":papan:kuis-03", "10", "Ali")
+	e.mustRaw("SADD", e.ns+":jawaban:{kuis-04}", "1:Ali")
+	other := envWith(t, e.client)
+	meta(other, "kuis-lain")
+	meta(other, "{kuis-lain}")
+
+	for _, tt := range []struct {
+		hashTag bool
+		want    []string
+	}{
+		{false, []string{"Kuis-Z", "kuis-10", "kuis-a", "kuis-b"}},
+		{true, []string{"kuis-b", "kuis-tagged"}},
+	} {
+		if redistest.Cluster() && !tt.hashTag {
+			continue // a cluster Store needs WithHashTag
+		}
+		for _, count := range []int64{1000, 1} {
+			opts := []kuis.Option{kuis.WithNamespace(e.ns), kuis.WithScanCount(count)}
+			if tt.hashTag {
+				opts = append(opts, kuis.WithHashTag())
+			}
+			store, err := kuis.New(e.client, opts...)
+			if err != nil {
 				t.Fatal(err)
 			}
-			inside = append(inside, b.Keys().Answers())
-		}
-	}
-	// Keys the library never writes still belong to the namespace; their names
-	// differ so that on a cluster they spread over many slots.
-	for i := 0; i < 40; i++ {
-		k := e.ns + ":lain:" + strconv.Itoa(i)
-		e.mustRaw("SET", k, "x")
-		inside = append(inside, k)
-	}
-	for _, k := range []string{e.ns + ":", e.ns + "::", e.ns + ":*", e.ns + ":papan:{x}"} {
-		e.mustRaw("SET", k, "x")
-		inside = append(inside, k)
-	}
-	outside := lookAlikes(e)
-	before := rawState(e, outside...)
-	for _, k := range inside {
-		if !e.exists(k) {
-			t.Fatalf("setup: %s missing", k)
+			if got, err := store.Quizzes(e.ctx); err != nil || !cmp.Equal(tt.want, got) {
+				t.Errorf("Quizzes(hash tag %v, SCAN COUNT %d) = %q, %v; want %q", tt.hashTag, count, got, err, tt.want)
+			}
 		}
 	}
 
-	n, err := kuis.Purge(e.ctx, e.client, e.opts...)
-	if err != nil || n != int64(len(inside)) {
-		t.Errorf("Purge = %d, %v; want %d", n, err, len(inside))
+	fresh := newEnv(t)
+	if got, err := fresh.store.Quizzes(fresh.ctx); err != nil || got == nil || len(got) != 0 {
+		t.Errorf("Quizzes of an empty namespace = %#v, %v; want an empty slice", got, err)
 	}
-	for _, k := range inside {
-		if e.exists(k) {
-			t.Errorf("%s survived Purge", k)
-		}
-	}
-	if diff := cmp.Diff(before, rawState(e, outside...)); diff != "" {
-		t.Errorf("Purge touched keys outside %s:* (-before +after):\n%s", e.ns, diff)
-	}
-	if n, err := kuis.Purge(e.ctx, e.client, e.opts...); err != nil || n != 0 {
-		t.Errorf("second Purge = %d, %v; want 0", n, err)
+	id1, _, _ := fresh.running(3)
+	id2, _, _ := fresh.reference()
+	fresh.finish(id2)
+	want := []string{id1, id2}
+	sort.Strings(want)
+	if got, err := fresh.store.Quizzes(fresh.ctx); err != nil || !cmp.Equal(want, got) {
+		t.Errorf("Quizzes after Create = %q, %v; want %q", got, err, want)
 	}
 }
 
-// TestPurgeOfAnEmptyNamespace: nothing to delete is 0, not an error, even
-// when look-alikes exist.
-func TestPurgeOfAnEmptyNamespace(t *testing.T) {
-	e := newEnv(t)
-	outside := lookAlikes(e)
-	before := rawState(e, outside...)
-	if n, err := kuis.Purge(e.ctx, e.client, e.opts...); err != nil || n != 0 {
-		t.Errorf("Purge = %d, %v; want 0", n, err)
-	}
-	if diff := cmp.Diff(before, rawState(e, outside...)); diff != "" {
-		t.Errorf("Purge touched keys outside %s:* (-before +after):\n%s", e.ns, diff)
-	}
-}
-
-// TestPurgePagesThroughManyKeys: tens of thousands of keys, deleted through
-// many SCAN pages (the default page and a tiny one), exactly once each.
-func TestPurgePagesThroughManyKeys(t *testing.T) {
-	if !redistest.Real() {
-		t.Skip("miniredis ignores SCAN COUNT and returns every key in one page, so paging is only exercised on a real server")
-	}
-	const total = 30000
+// TestPurgeQuiz runs PurgeQuiz on quizzes in every state: only a finished
+// quiz whose recap was archived loses its three keys, and a neighbouring quiz
+// of the namespace is never touched.
+func TestPurgeQuiz(t *testing.T) {
+	errArchive := errors.New("archive: bucket unreachable")
+	finished := func(e *env) string { id, _, _ := e.reference(); e.finish(id); return id }
 	tests := []struct {
-		name string
-		opts []kuis.Option
+		name  string
+		setup func(e *env) string
+		// during runs inside archive and returns its error.
+		during      func(e *env, k kuis.Keys) error
+		nilArchive  bool
+		wantErr     error
+		wantArchive bool // archive is called once, with the whole recap
 	}{
-		{"default page size", nil},
-		{"page size 7", []kuis.Option{kuis.WithScanCount(7)}},
+		{name: "finished", setup: finished, wantArchive: true},
+		{name: "running", setup: func(e *env) string { id, _, _ := e.reference(); return id }, wantErr: kuis.ErrQuizRunning},
+		{name: "archive fails", setup: finished, during: func(*env, kuis.Keys) error { return errArchive },
+			wantErr: errArchive, wantArchive: true},
+		{name: "reopened while archiving", setup: finished, during: func(e *env, k kuis.Keys) error {
+			e.mustRaw("HSET", k.Meta(), "status", "berjalan")
+			return nil
+		}, wantErr: kuis.ErrQuizRunning, wantArchive: true},
+		{name: "nil archive", setup: finished, nilArchive: true, wantErr: kuis.ErrNoArchive},
+		{name: "no meta", setup: func(e *env) string {
+			id := finished(e)
+			e.mustRaw("DEL", e.keys(id).Meta())
+			return id
+		}, wantErr: kuis.ErrQuizNotFound},
+		{name: "unknown status", setup: func(e *env) string {
+			id := finished(e)
+			e.mustRaw("HSET", e.keys(id).Meta(), "status", "arsip")
+			return id
+		}, wantErr: kuis.ErrCorrupt},
+		{name: "score 15", setup: func(e *env) string {
+			id := finished(e)
+			e.mustRaw("ZINCRBY", e.keys(id).Board(), "5", "Dewi")
+			return id
+		}, wantErr: kuis.ErrCorrupt},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			e := newEnv(t)
-			outside := lookAlikes(e)
-			before := rawState(e, outside...)
-			// One SET per key, pipelined: on a cluster each goes to its own slot.
-			for start := 0; start < total; start += 1000 {
-				cmds := make(rueidis.Commands, 0, 1000)
-				for i := start; i < start+1000; i++ {
-					cmds = append(cmds, e.client.B().Set().Key(fmt.Sprintf("%s:massal:%d", e.ns, i)).Value("x").Build())
-				}
-				for _, res := range e.client.DoMulti(e.ctx, cmds...) {
-					if err := res.Error(); err != nil {
-						t.Fatalf("SET: %v", err)
-					}
-				}
+		e := newEnv(t)
+		nid := finished(e)
+		neighbour := e.dump(threeKeys(e.keys(nid))...)
+		id := tt.setup(e)
+		k := e.keys(id)
+		want := e.dump(threeKeys(k)...)
+		if tt.wantErr == nil {
+			want = gone(threeKeys(k)...)
+		}
+		var archived []kuis.Recap
+		archive := func(_ context.Context, r kuis.Recap) error {
+			archived = append(archived, r)
+			if tt.during != nil {
+				return tt.during(e, k)
 			}
-			opts := append(append([]kuis.Option{}, e.opts...), tt.opts...)
-			n, err := kuis.Purge(e.ctx, e.client, opts...)
-			if err != nil || n != total {
-				t.Errorf("Purge = %d, %v; want %d", n, err, total)
-			}
-			// A full second pass finds nothing: no key was skipped between pages.
-			if n, err := kuis.Purge(e.ctx, e.client, opts...); err != nil || n != 0 {
-				t.Errorf("second Purge = %d, %v; want 0", n, err)
-			}
-			if diff := cmp.Diff(before, rawState(e, outside...)); diff != "" {
-				t.Errorf("Purge touched keys outside %s:* (-before +after):\n%s", e.ns, diff)
-			}
-		})
+			return nil
+		}
+		if tt.nilArchive {
+			archive = nil
+		}
+		var wantRecaps []kuis.Recap
+		if tt.wantArchive {
+			wantRecaps = []kuis.Recap{{QuizID: id, Info: kuis.Info{Title: "Kuis " + id, Questions: 3, Status: kuis.StatusFinished},
+				Standings: referenceStandings}}
+		}
+
+		n, err := e.store.PurgeQuiz(e.ctx, id, archive)
+		if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
+			t.Errorf("%s: PurgeQuiz = %d, %v; want error %v", tt.name, n, err, tt.wantErr)
+		}
+		if wantN := map[bool]int64{true: 3}[tt.wantErr == nil]; n != wantN {
+			t.Errorf("%s: PurgeQuiz = %d; want %d", tt.name, n, wantN)
+		}
+		for i := range archived {
+			archived[i].TakenAt = time.Time{}
+		}
+		if diff := cmp.Diff(wantRecaps, archived); diff != "" {
+			t.Errorf("%s: recaps archived (-want +got):\n%s", tt.name, diff)
+		}
+		if tt.name == "reopened while archiving" {
+			want[k.Meta()] = strings.Replace(want[k.Meta()], `"selesai"`, `"berjalan"`, 1)
+		}
+		if diff := cmp.Diff(want, e.dump(threeKeys(k)...)); diff != "" {
+			t.Errorf("%s: keys after PurgeQuiz (-want +got):\n%s", tt.name, diff)
+		}
+		if diff := cmp.Diff(neighbour, e.dump(threeKeys(e.keys(nid))...)); diff != "" {
+			t.Errorf("%s: the neighbouring quiz changed (-before +after):\n%s", tt.name, diff)
+		}
 	}
 }
