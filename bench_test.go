@@ -10,31 +10,38 @@ import (
 	"time"
 
 	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/redistest"
 	"github.com/redis/rueidis"
 )
 
 // Benchmarks of every public operation, on the target the environment selects
 // (miniredis by default, REDIS_ADDR or REDIS_CLUSTER_ADDRS). Sub-benchmarks are
-// named by parameter (BenchmarkStandings/members=30/cache=off) so that
-// benchstat can compare runs. Each iteration is one call of the operation, and
-// every benchmark checks what it gets back, so `go test -bench . -benchtime=1x`
-// doubles as a smoke test. The side-by-side comparison with go-redis and
-// redis-benchmark lives in bench/.
+// named by parameter (BenchmarkStandings/members=30/cache=off/goroutines=1) so
+// that benchstat can compare runs. Each iteration is one call of the
+// operation, and every benchmark checks what it gets back, so
+// `go test -run xxx -bench . -benchtime=1x` doubles as a smoke test. The
+// side-by-side comparison with go-redis and redis-benchmark lives in bench/.
 
 // benchMember names member i of a benchmark board.
 func benchMember(i int) string { return "m" + strconv.Itoa(i) }
 
-// benchFill puts members 0..n-1 on the board with pipelined ZADDs (scores are
-// multiples of 10, as the contract wants), much faster than recording answers.
-func benchFill(b *testing.B, e *env, board *kuis.Board, n int) {
+// benchScore is member i's score on a filled board: a multiple of 10, so
+// groups of about n/97 members share a score.
+func benchScore(i int) int64 { return int64(10 * (i % 97)) }
+
+// benchBoard is a running quiz with members 0..n-1 on its board, written with
+// pipelined ZADDs (much faster than recording answers; the reads do not look
+// at the answers set). extra options give the board handle its own Store.
+func benchBoard(b *testing.B, e *env, n int, extra ...kuis.Option) (string, *kuis.Meta, *kuis.Board) {
 	b.Helper()
+	id, m, board := e.running(10)
 	const perCmd = 500
-	key := board.Keys().Board()
+	key := e.keys(id).Board()
 	var cmds rueidis.Commands
 	for lo := 0; lo < n; lo += perCmd {
 		z := e.client.B().Zadd().Key(key).ScoreMember()
 		for i := lo; i < min(lo+perCmd, n); i++ {
-			z = z.ScoreMember(float64(10*(i%97)), benchMember(i))
+			z = z.ScoreMember(float64(benchScore(i)), benchMember(i))
 		}
 		cmds = append(cmds, z.Build())
 	}
@@ -43,15 +50,11 @@ func benchFill(b *testing.B, e *env, board *kuis.Board, n int) {
 			b.Fatalf("ZADD %s: %v", key, err)
 		}
 	}
-}
-
-// benchBoard is a running quiz with n members on its board.
-func benchBoard(b *testing.B, e *env, n int, extra ...kuis.Option) (string, *kuis.Meta, *kuis.Board) {
-	b.Helper()
-	id, m, board := e.running(10)
-	benchFill(b, e, board, n)
 	if len(extra) > 0 {
-		board = e.board(id, extra...)
+		var err error
+		if board, err = e.storeOn(e.client, extra...).Board(id); err != nil {
+			b.Fatal(err)
+		}
 	}
 	return id, m, board
 }
@@ -68,23 +71,24 @@ var benchCaches = []struct {
 }
 
 // benchParallel runs fn serially (goroutines=1) and from GOMAXPROCS goroutines
-// with b.RunParallel (goroutines=parallel), where rueidis pipelines.
+// with b.RunParallel (goroutines=parallel), where rueidis pipelines. i is
+// unique across both.
 func benchParallel(b *testing.B, fn func(i int64) error) {
+	var seq atomic.Int64
 	b.Run("goroutines=1", func(b *testing.B) {
 		b.ReportAllocs()
-		for i := 0; b.Loop(); i++ {
-			if err := fn(int64(i)); err != nil {
+		for b.Loop() {
+			if err := fn(seq.Add(1)); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("goroutines=parallel", func(b *testing.B) {
 		b.ReportAllocs()
-		var seq atomic.Int64
 		b.RunParallel(func(pb *testing.PB) {
 			for pb.Next() {
 				if err := fn(seq.Add(1)); err != nil {
-					b.Error(err)
+					b.Error(err) // not Fatal: this is not the benchmark's goroutine
 					return
 				}
 			}
@@ -102,23 +106,12 @@ func BenchmarkCreate(b *testing.B) {
 	}
 }
 
-func BenchmarkRecordCorrect(b *testing.B) {
-	e := newEnv(b)
-	_, _, board := e.running(10)
-	benchParallel(b, func(i int64) error {
-		_, err := board.RecordCorrect(e.ctx, benchMember(int(i%1000)))
-		return err
-	})
-}
-
-// BenchmarkRecordAnswer records a new (question, participant) pair each call,
+// BenchmarkRecordAnswer records a new (participant, question) pair each call,
 // so every call takes the writing path.
 func BenchmarkRecordAnswer(b *testing.B) {
 	e := newEnv(b)
 	_, _, board := e.running(1000)
-	var seq atomic.Int64 // shared by both sub-benchmarks: pairs never repeat
-	benchParallel(b, func(int64) error {
-		i := seq.Add(1)
+	benchParallel(b, func(i int64) error {
 		a, err := board.RecordAnswer(e.ctx, benchMember(int(i/1000)), int(i%1000)+1)
 		if err == nil && a.Duplicate {
 			err = fmt.Errorf("answer %d counted as a duplicate", i)
@@ -127,7 +120,8 @@ func BenchmarkRecordAnswer(b *testing.B) {
 	})
 }
 
-// BenchmarkRecordAnswers records one batch of new answers per iteration.
+// BenchmarkRecordAnswers records one batch of new answers per iteration: one
+// participant answering questions 1..size.
 func BenchmarkRecordAnswers(b *testing.B) {
 	for _, size := range []int{10, 100, 1000} {
 		b.Run("batch="+strconv.Itoa(size), func(b *testing.B) {
@@ -143,8 +137,8 @@ func BenchmarkRecordAnswers(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if len(out) != size || out[size-1].Score != int64(10*size) {
-					b.Fatalf("last answer of batch %d: %+v", n, out[len(out)-1])
+				if last := out[size-1]; last.Err != nil || last.Duplicate || last.Score != int64(10*size) {
+					b.Fatalf("last answer of batch %d: %+v, %v", n, last.Answer, last.Err)
 				}
 			}
 			b.ReportMetric(float64(b.N*size)/b.Elapsed().Seconds(), "answers/s")
@@ -170,6 +164,8 @@ func BenchmarkStandings(b *testing.B) {
 	}
 }
 
+// BenchmarkPage reads pages at offsets spread over the board; most start
+// inside a group of equal scores and so take the extra ZCOUNT.
 func BenchmarkPage(b *testing.B) {
 	const members = 10000
 	for _, limit := range []int{20, 1000} {
@@ -179,8 +175,8 @@ func BenchmarkPage(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {
 				s, err := board.Page(e.ctx, (i*7919)%(members-limit), limit)
-				if err != nil || len(s) != limit {
-					b.Fatalf("Page: %d standings, %v; want %d", len(s), err, limit)
+				if err != nil || len(s) != limit || s[0].CompetitionRank > s[0].Rank {
+					b.Fatalf("Page: %d standings (first %v), %v; want %d", len(s), s[:min(1, len(s))], err, limit)
 				}
 			}
 		})
@@ -203,60 +199,58 @@ func BenchmarkAround(b *testing.B) {
 	}
 }
 
-// benchPointReads are the reads of one participant or one number, measured on
-// boards of growing size: their cost should grow with log N at most.
-func benchPointRead(b *testing.B, read func(ctx context.Context, board *kuis.Board, member string) error) {
+// benchPointRead measures a read of one participant or one number on boards
+// of growing size: its cost should grow with log N at most.
+func benchPointRead(b *testing.B, read func(board *kuis.Board, n, member int) error) {
 	for _, n := range []int{100, 10000} {
 		for _, c := range benchCaches {
 			b.Run(fmt.Sprintf("members=%d/%s", n, c.name), func(b *testing.B) {
 				e := newEnv(b)
 				_, _, board := benchBoard(b, e, n, c.opts...)
 				benchParallel(b, func(i int64) error {
-					return read(e.ctx, board, benchMember(int((i*7919)%int64(n))))
+					return read(board, n, int((i*7919)%int64(n)))
 				})
 			})
 		}
 	}
 }
 
-func BenchmarkRank(b *testing.B) {
-	benchPointRead(b, func(ctx context.Context, board *kuis.Board, member string) error {
-		_, err := board.Rank(ctx, member)
-		return err
-	})
-}
-
-func BenchmarkCompetitionRank(b *testing.B) {
-	benchPointRead(b, func(ctx context.Context, board *kuis.Board, member string) error {
-		_, err := board.CompetitionRank(ctx, member)
-		return err
-	})
-}
-
-func BenchmarkScore(b *testing.B) {
-	benchPointRead(b, func(ctx context.Context, board *kuis.Board, member string) error {
-		_, err := board.Score(ctx, member)
+func BenchmarkStanding(b *testing.B) {
+	ctx := context.Background()
+	benchPointRead(b, func(board *kuis.Board, _, member int) error {
+		s, err := board.Standing(ctx, benchMember(member))
+		if err == nil && (s.Score != benchScore(member) || s.CompetitionRank > s.Rank) {
+			err = fmt.Errorf("Standing(%s) = %+v, want score %d", benchMember(member), s, benchScore(member))
+		}
 		return err
 	})
 }
 
 func BenchmarkLen(b *testing.B) {
-	benchPointRead(b, func(ctx context.Context, board *kuis.Board, _ string) error {
-		_, err := board.Len(ctx)
+	ctx := context.Background()
+	benchPointRead(b, func(board *kuis.Board, n, _ int) error {
+		got, err := board.Len(ctx)
+		if err == nil && got != int64(n) {
+			err = fmt.Errorf("Len = %d, want %d", got, n)
+		}
 		return err
 	})
 }
 
-func BenchmarkGet(b *testing.B) {
+// benchMeta reads a running quiz's meta with and without the client-side cache.
+func benchMeta(b *testing.B, read func(m *kuis.Meta, ctx context.Context) (kuis.Status, error)) {
 	for _, c := range benchCaches {
 		b.Run(c.name, func(b *testing.B) {
 			e := newEnv(b)
 			id, _, _ := e.running(10)
-			m := e.meta(id, c.opts...)
+			m, err := e.storeOn(e.client, c.opts...).Meta(id)
+			if err != nil {
+				b.Fatal(err)
+			}
 			benchParallel(b, func(int64) error {
-				info, err := m.Get(e.ctx)
-				if err == nil && info.Status != kuis.StatusRunning {
-					err = fmt.Errorf("status %q", info.Status)
+				s, err := read(m, e.ctx)
+				if err == nil && s != kuis.StatusRunning {
+					err = fmt.Errorf("status %q, want %q", s, kuis.StatusRunning)
 				}
 				return err
 			})
@@ -264,21 +258,15 @@ func BenchmarkGet(b *testing.B) {
 	}
 }
 
+func BenchmarkGet(b *testing.B) {
+	benchMeta(b, func(m *kuis.Meta, ctx context.Context) (kuis.Status, error) {
+		info, err := m.Get(ctx)
+		return info.Status, err
+	})
+}
+
 func BenchmarkStatus(b *testing.B) {
-	for _, c := range benchCaches {
-		b.Run(c.name, func(b *testing.B) {
-			e := newEnv(b)
-			id, _, _ := e.running(10)
-			m := e.meta(id, c.opts...)
-			benchParallel(b, func(int64) error {
-				s, err := m.Status(e.ctx)
-				if err == nil && s != kuis.StatusRunning {
-					err = fmt.Errorf("status %q", s)
-				}
-				return err
-			})
-		})
-	}
+	benchMeta(b, (*kuis.Meta).Status)
 }
 
 // BenchmarkFinish times the transition berjalan -> selesai (a fresh quiz per
@@ -298,10 +286,8 @@ func BenchmarkFinish(b *testing.B) {
 	})
 	b.Run("from=selesai", func(b *testing.B) {
 		e := newEnv(b)
-		_, m, _ := e.running(10)
-		if err := m.Finish(e.ctx); err != nil {
-			b.Fatal(err)
-		}
+		id, m, _ := e.running(10)
+		e.finish(id)
 		b.ReportAllocs()
 		for b.Loop() {
 			if err := m.Finish(e.ctx); err != nil {
@@ -311,16 +297,16 @@ func BenchmarkFinish(b *testing.B) {
 	})
 }
 
-func BenchmarkTakeRecap(b *testing.B) {
+func BenchmarkRecap(b *testing.B) {
 	for _, n := range []int{30, 1000} {
 		b.Run("members="+strconv.Itoa(n), func(b *testing.B) {
 			e := newEnv(b)
 			id, _, _ := benchBoard(b, e, n)
 			b.ReportAllocs()
 			for b.Loop() {
-				r, err := kuis.TakeRecap(e.ctx, e.client, id, e.opts...)
+				r, err := e.store.Recap(e.ctx, id)
 				if err != nil || len(r.Standings) != n {
-					b.Fatalf("TakeRecap: %d standings, %v; want %d", len(r.Standings), err, n)
+					b.Fatalf("Recap: %d standings, %v; want %d", len(r.Standings), err, n)
 				}
 			}
 		})
@@ -332,7 +318,7 @@ func BenchmarkWriteCSV(b *testing.B) {
 		b.Run("members="+strconv.Itoa(n), func(b *testing.B) {
 			e := newEnv(b)
 			id, _, _ := benchBoard(b, e, n)
-			r, err := kuis.TakeRecap(e.ctx, e.client, id, e.opts...)
+			r, err := e.store.Recap(e.ctx, id)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -346,6 +332,8 @@ func BenchmarkWriteCSV(b *testing.B) {
 	}
 }
 
+// BenchmarkAudit audits a quiz whose n answers were recorded through the
+// library, so it keeps the contract.
 func BenchmarkAudit(b *testing.B) {
 	for _, n := range []int{30, 1000} {
 		b.Run("members="+strconv.Itoa(n), func(b *testing.B) {
@@ -360,7 +348,7 @@ func BenchmarkAudit(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				v, err := kuis.Audit(e.ctx, e.client, id, e.opts...)
+				v, err := e.store.Audit(e.ctx, id)
 				if err != nil || len(v) != 0 {
 					b.Fatalf("Audit = %v, %v; want no violations", v, err)
 				}
@@ -379,12 +367,10 @@ func BenchmarkPurgeQuiz(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				b.StopTimer()
-				id, m, _ := benchBoard(b, e, n)
-				if err := m.Finish(e.ctx); err != nil {
-					b.Fatal(err)
-				}
+				id, _, _ := benchBoard(b, e, n)
+				e.finish(id)
 				b.StartTimer()
-				if k, err := kuis.PurgeQuiz(e.ctx, e.client, id, archive, e.opts...); err != nil || k != 2 {
+				if k, err := e.store.PurgeQuiz(e.ctx, id, archive); err != nil || k != 2 {
 					b.Fatalf("PurgeQuiz = %d, %v; want 2 keys (meta, board)", k, err)
 				}
 			}
@@ -411,7 +397,7 @@ func BenchmarkPurge(b *testing.B) {
 					}
 				}
 				b.StartTimer()
-				if k, err := kuis.Purge(e.ctx, e.client, e.opts...); err != nil || k != int64(n) {
+				if k, err := e.store.Purge(e.ctx); err != nil || k != int64(n) {
 					b.Fatalf("Purge = %d, %v; want %d", k, err, n)
 				}
 			}
@@ -428,7 +414,7 @@ func BenchmarkQuizzes(b *testing.B) {
 			}
 			b.ReportAllocs()
 			for b.Loop() {
-				ids, err := kuis.Quizzes(e.ctx, e.client, e.opts...)
+				ids, err := e.store.Quizzes(e.ctx)
 				if err != nil || len(ids) != n {
 					b.Fatalf("Quizzes: %d IDs, %v; want %d", len(ids), err, n)
 				}
@@ -437,16 +423,25 @@ func BenchmarkQuizzes(b *testing.B) {
 	}
 }
 
-func BenchmarkNewKeys(b *testing.B) {
+// BenchmarkBoardHandle is what an application pays per request for a quiz's
+// handle: Store.Board validates the ID and builds the key names.
+func BenchmarkBoardHandle(b *testing.B) {
 	for _, hashTag := range []bool{false, true} {
 		b.Run("hashtag="+strconv.FormatBool(hashTag), func(b *testing.B) {
+			if redistest.Cluster() && !hashTag {
+				b.Skip("a cluster needs WithHashTag")
+			}
 			opts := []kuis.Option{kuis.WithNamespace("kuis")}
 			if hashTag {
 				opts = append(opts, kuis.WithHashTag())
 			}
+			store, err := kuis.New(redistest.Client(b), opts...)
+			if err != nil {
+				b.Fatal(err)
+			}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := kuis.NewKeys("kuis-01", opts...); err != nil {
+				if _, err := store.Board("kuis-01"); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -13,34 +13,12 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// Every example starts its own in-process miniredis so that it runs anywhere:
-// ExampleNewBoard shows how, the others call exampleClient. Against a real
-// Redis 7 neither DisableCache nor ForceSingleClient is needed.
+// Every example starts its own in-process miniredis through exampleClient, so
+// that it runs anywhere.
 
-// referenceQuiz replays the writes of the contract's reference session, as
-// ExampleNewBoard does, and returns the quiz's handles.
-func referenceQuiz(ctx context.Context, client rueidis.Client) (*kuis.Meta, *kuis.Board) {
-	meta, err := kuis.NewMeta(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
-		log.Fatal(err)
-	}
-	board, err := kuis.NewBoard(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, name := range []string{"Ali", "Citra", "Ali", "Budi", "Citra", "Ali", "Budi", "Citra", "Dewi"} {
-		if _, err := board.RecordCorrect(ctx, name); err != nil {
-			log.Fatal(err)
-		}
-	}
-	return meta, board
-}
-
-// exampleClient starts an in-process miniredis and connects to it as
-// ExampleNewBoard does; done closes both.
+// exampleClient starts an in-process miniredis and connects rueidis to it;
+// done closes both. Against a real Redis 7 neither DisableCache nor
+// ForceSingleClient is needed.
 func exampleClient() (client rueidis.Client, done func()) {
 	mr, err := miniredis.Run()
 	if err != nil {
@@ -48,8 +26,8 @@ func exampleClient() (client rueidis.Client, done func()) {
 	}
 	client, err = rueidis.NewClient(rueidis.ClientOption{
 		InitAddress:       []string{mr.Addr()},
-		DisableCache:      true,
-		ForceSingleClient: true,
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -57,78 +35,54 @@ func exampleClient() (client rueidis.Client, done func()) {
 	return client, func() { client.Close(); mr.Close() }
 }
 
-// The contract's reference session: a teacher creates the quiz, nine correct
-// answers arrive in three rounds, and students read the board and their rank.
-func ExampleNewBoard() {
-	mr, err := miniredis.Run()
+// exampleStore is exampleClient with a Store of the default options.
+func exampleStore() (store *kuis.Store, client rueidis.Client, done func()) {
+	client, done = exampleClient()
+	store, err := kuis.New(client)
 	if err != nil {
 		log.Fatal(err)
 	}
-	defer mr.Close()
-	client, err := rueidis.NewClient(rueidis.ClientOption{
-		InitAddress:       []string{mr.Addr()},
-		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
-		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
-	})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer client.Close()
-	ctx := context.Background()
+	return store, client, done
+}
 
-	meta, err := kuis.NewMeta(client, "kuis-01")
+// referenceQuiz replays the writes of the contract's reference session, as
+// ExampleBoard_RecordAnswer does, and returns the quiz's handles. Board:
+// Citra 30, Ali 30, Budi 20, Dewi 10.
+func referenceQuiz(ctx context.Context, store *kuis.Store) (*kuis.Meta, *kuis.Board) {
+	meta, err := store.Meta("kuis-01")
 	if err != nil {
 		log.Fatal(err)
 	}
 	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
 		log.Fatal(err)
 	}
-
-	board, err := kuis.NewBoard(client, "kuis-01")
+	board, err := store.Board("kuis-01")
 	if err != nil {
 		log.Fatal(err)
 	}
-	var scores []int64
-	for _, name := range []string{"Ali", "Citra", "Ali", "Budi", "Citra", "Ali", "Budi", "Citra", "Dewi"} {
-		score, err := board.RecordCorrect(ctx, name) // the new score
-		if err != nil {
-			log.Fatal(err)
+	rounds := [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}}
+	for q, round := range rounds {
+		for _, name := range round {
+			if _, err := board.RecordAnswer(ctx, name, q+1); err != nil {
+				log.Fatal(err)
+			}
 		}
-		scores = append(scores, score)
 	}
-	fmt.Println(scores)
-
-	standings, err := board.Standings(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, s := range standings {
-		fmt.Printf("%d. %s %d\n", s.Rank, s.Participant, s.Score)
-	}
-	for _, name := range []string{"Ali", "Dewi"} {
-		rank, err := board.Rank(ctx, name)
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Printf("%s is rank %d\n", name, rank)
-	}
-	// Output:
-	// [10 10 20 10 20 30 20 30 10]
-	// 1. Citra 30
-	// 2. Ali 30
-	// 3. Budi 20
-	// 4. Dewi 10
-	// Ali is rank 2
-	// Dewi is rank 4
+	return meta, board
 }
 
-// Create writes the whole meta hash at once and never overwrites a quiz.
-func ExampleMeta_Create() {
-	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+// New validates the client and the options once; the Store then hands out
+// the teacher's handle (Meta) and the quiz application's (Board) of a quiz.
+func ExampleNew() {
+	client, done := exampleClient()
 	defer done()
 	ctx := context.Background()
 
-	meta, err := kuis.NewMeta(client, "kuis-01")
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	meta, err := store.Meta("kuis-01")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -139,191 +93,180 @@ func ExampleMeta_Create() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%s: %+v\n", meta.Keys().Meta(), info)
+	keys, err := store.Keys("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s: %+v\n", keys.Meta(), info)
 
 	err = meta.Create(ctx, "Kuis Matematika Kelas 8", 3)
-	fmt.Println("second Create refused:", errors.Is(err, kuis.ErrQuizExists))
+	fmt.Println("second Create:", err)
 	// Output:
 	// kuis:meta:kuis-01: {Title:Kuis Matematika Kelas 8 Questions:3 Status:berjalan}
-	// second Create refused: true
+	// second Create: kuis: quiz already exists: quiz "kuis-01"
 }
 
-// Finish closes the quiz; finishing it again changes nothing.
-func ExampleMeta_Finish() {
-	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+// The contract's reference session: nine correct answers in three rounds,
+// question r answered in round r. RecordAnswer counts each (participant,
+// question) pair once, so a double tap or a retry after a timeout adds
+// nothing, even once the quiz is finished.
+func ExampleBoard_RecordAnswer() {
+	store, _, done := exampleStore()
 	defer done()
 	ctx := context.Background()
 
-	meta, err := kuis.NewMeta(client, "kuis-01")
+	meta, err := store.Meta("kuis-01")
 	if err != nil {
 		log.Fatal(err)
 	}
 	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
 		log.Fatal(err)
 	}
-	for range 2 {
-		if err := meta.Finish(ctx); err != nil {
-			log.Fatal(err)
+	board, err := store.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	rounds := [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}}
+	var scores []int64
+	for q, round := range rounds {
+		for _, name := range round {
+			answer, err := board.RecordAnswer(ctx, name, q+1)
+			if err != nil {
+				log.Fatal(err)
+			}
+			scores = append(scores, answer.Score)
 		}
-		status, err := meta.Status(ctx)
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Println("status:", status)
 	}
+	fmt.Println(scores)
 
-	missing, err := kuis.NewMeta(client, "kuis-02")
+	again, err := board.RecordAnswer(ctx, "Ali", 1)
 	if err != nil {
 		log.Fatal(err)
 	}
-	err = missing.Finish(ctx)
-	fmt.Println("unknown quiz:", errors.Is(err, kuis.ErrQuizNotFound))
-	// Output:
-	// status: selesai
-	// status: selesai
-	// unknown quiz: true
-}
+	fmt.Printf("Ali, question 1 again: %+v\n", again)
+	_, err = board.RecordAnswer(ctx, "Dewi", 4)
+	fmt.Println(err)
 
-// Once the teacher finishes the quiz, the status gate inside the record
-// script refuses every answer, and nothing is written.
-func ExampleBoard_RecordCorrect_finished() {
-	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
-	defer done()
-	ctx := context.Background()
-
-	meta, err := kuis.NewMeta(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	board, err := kuis.NewBoard(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
-		log.Fatal(err)
-	}
-	if _, err := board.RecordCorrect(ctx, "Dewi"); err != nil {
-		log.Fatal(err)
-	}
 	if err := meta.Finish(ctx); err != nil {
 		log.Fatal(err)
 	}
-
-	_, err = board.RecordCorrect(ctx, "Dewi")
-	switch {
-	case errors.Is(err, kuis.ErrQuizFinished):
-		fmt.Println("too late: the quiz is finished")
-	case err != nil:
-		log.Fatal(err)
-	}
-	score, err := board.Score(ctx, "Dewi")
+	_, err = board.RecordAnswer(ctx, "Dewi", 1)
+	fmt.Println("finished:", errors.Is(err, kuis.ErrQuizFinished))
+	retry, err := board.RecordAnswer(ctx, "Dewi", 3) // counted before the finish
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("Dewi keeps", score)
+	fmt.Printf("Dewi, question 3 retried: %+v\n", retry)
 	// Output:
-	// too late: the quiz is finished
-	// Dewi keeps 10
+	// [10 10 20 10 20 30 20 30 10]
+	// Ali, question 1 again: {Score:30 Duplicate:true}
+	// kuis: invalid question: quiz "kuis-01", participant "Dewi": question 4 of 3
+	// finished: true
+	// Dewi, question 3 retried: {Score:10 Duplicate:true}
 }
 
-// RecordAnswer counts each (participant, question) pair once, so a double
-// tap or a retry after a timeout adds nothing.
-func ExampleBoard_RecordAnswer() {
-	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+// RecordAnswers sends a batch in one round trip; each entry carries its own
+// result, and a refused entry never hides the others.
+func ExampleBoard_RecordAnswers() {
+	store, _, done := exampleStore()
 	defer done()
 	ctx := context.Background()
 
-	meta, err := kuis.NewMeta(client, "kuis-01")
+	meta, err := store.Meta("kuis-01")
 	if err != nil {
 		log.Fatal(err)
 	}
 	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
 		log.Fatal(err)
 	}
-	board, err := kuis.NewBoard(client, "kuis-01")
+	board, err := store.Board("kuis-01")
 	if err != nil {
 		log.Fatal(err)
 	}
-	for _, question := range []int{1, 1, 2} {
-		answer, err := board.RecordAnswer(ctx, "Ali", question)
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Printf("question %d: %+v\n", question, answer)
+	results, err := board.RecordAnswers(ctx, []kuis.AnswerInput{
+		{Participant: "Ali", Question: 1},
+		{Participant: "Ali", Question: 2},
+		{Participant: "Ali", Question: 1},
+		{Participant: "Budi", Question: 9},
+		{Participant: "", Question: 1},
+	})
+	if err != nil {
+		log.Fatal(err) // the whole call failed (context, connection)
 	}
-	_, err = board.RecordAnswer(ctx, "Ali", 4)
-	fmt.Println("question 4 of 3:", errors.Is(err, kuis.ErrInvalidQuestion))
+	for _, r := range results {
+		if r.Err != nil {
+			fmt.Println("refused:", r.Err)
+			continue
+		}
+		fmt.Printf("%+v\n", r.Answer)
+	}
 	// Output:
-	// question 1: {Score:10 Duplicate:false}
-	// question 1: {Score:10 Duplicate:true}
-	// question 2: {Score:20 Duplicate:false}
-	// question 4 of 3: true
+	// {Score:10 Duplicate:false}
+	// {Score:20 Duplicate:false}
+	// {Score:20 Duplicate:true}
+	// refused: kuis: invalid question: quiz "kuis-01", participant "Budi": question 9 of 3
+	// refused: kuis: invalid participant: quiz "kuis-01", participant "" (want 1 to 64 bytes of UTF-8 without control characters)
 }
 
-// Rank follows Redis's tie order (ZREVRANK + 1); CompetitionRank lets equal
-// scores share a rank and skips the next one.
-func ExampleBoard_CompetitionRank() {
-	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+// Standing is one student's screen: Rank follows Redis's tie order (Citra
+// before Ali), CompetitionRank lets equal scores share a rank ("1224").
+func ExampleBoard_Standing() {
+	store, _, done := exampleStore()
 	defer done()
 	ctx := context.Background()
 
-	_, board := referenceQuiz(ctx, client) // Citra 30, Ali 30, Budi 20, Dewi 10
+	_, board := referenceQuiz(ctx, store) // Citra 30, Ali 30, Budi 20, Dewi 10
 
 	for _, name := range []string{"Citra", "Ali", "Budi", "Dewi"} {
-		rank, err := board.Rank(ctx, name)
+		s, err := board.Standing(ctx, name)
 		if err != nil {
 			log.Fatal(err)
 		}
-		comp, err := board.CompetitionRank(ctx, name)
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Printf("%-5s Rank %d, CompetitionRank %d\n", name, rank, comp)
+		fmt.Printf("%-5s rank %d, competition rank %d, score %d\n", s.Participant, s.Rank, s.CompetitionRank, s.Score)
 	}
+	_, err := board.Standing(ctx, "Eko")
+	fmt.Println(err)
 	// Output:
-	// Citra Rank 1, CompetitionRank 1
-	// Ali   Rank 2, CompetitionRank 1
-	// Budi  Rank 3, CompetitionRank 3
-	// Dewi  Rank 4, CompetitionRank 4
+	// Citra rank 1, competition rank 1, score 30
+	// Ali   rank 2, competition rank 1, score 30
+	// Budi  rank 3, competition rank 3, score 20
+	// Dewi  rank 4, competition rank 4, score 10
+	// kuis: participant not on the board: quiz "kuis-01", participant "Eko"
 }
 
-// Around shows a student their own line and their neighbours, with global
-// ranks, clipped at the ends of the board.
-func ExampleBoard_Around() {
-	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+// Page reads one screen of the board with global ranks. A page that starts
+// inside a group of equal scores still gives the group's competition rank.
+func ExampleBoard_Page() {
+	store, _, done := exampleStore()
 	defer done()
 	ctx := context.Background()
 
-	_, board := referenceQuiz(ctx, client) // Citra 30, Ali 30, Budi 20, Dewi 10
+	_, board := referenceQuiz(ctx, store) // Citra 30, Ali 30, Budi 20, Dewi 10
 
-	for _, name := range []string{"Budi", "Dewi"} {
-		near, err := board.Around(ctx, name, 1)
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Printf("around %s: %v\n", name, near)
+	page, err := board.Page(ctx, 1, 2) // the second and third places
+	if err != nil {
+		log.Fatal(err)
 	}
-	_, err := board.Around(ctx, "Eko", 1)
-	fmt.Println("Eko:", errors.Is(err, kuis.ErrNotOnBoard))
+	for _, s := range page {
+		fmt.Printf("%d (%d). %s %d\n", s.Rank, s.CompetitionRank, s.Participant, s.Score)
+	}
 	// Output:
-	// around Budi: [{2 Ali 30} {3 Budi 20} {4 Dewi 10}]
-	// around Dewi: [{3 Budi 20} {4 Dewi 10}]
-	// Eko: true
+	// 2 (1). Ali 30
+	// 3 (3). Budi 20
 }
 
 // A recap is one consistent snapshot of meta and board, for the teacher to
 // keep before the keys are deleted.
-func ExampleTakeRecap() {
-	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+func ExampleStore_Recap() {
+	store, _, done := exampleStore()
 	defer done()
 	ctx := context.Background()
 
-	meta, _ := referenceQuiz(ctx, client) // Citra 30, Ali 30, Budi 20, Dewi 10
+	meta, _ := referenceQuiz(ctx, store) // Citra 30, Ali 30, Budi 20, Dewi 10
 	if err := meta.Finish(ctx); err != nil {
 		log.Fatal(err)
 	}
-
-	recap, err := kuis.TakeRecap(ctx, client, "kuis-01")
+	recap, err := store.Recap(ctx, "kuis-01")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -341,27 +284,12 @@ func ExampleTakeRecap() {
 }
 
 // PurgeQuiz deletes a finished quiz only after archive has kept its recap.
-func ExamplePurgeQuiz() {
-	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+func ExampleStore_PurgeQuiz() {
+	store, _, done := exampleStore()
 	defer done()
 	ctx := context.Background()
 
-	meta, err := kuis.NewMeta(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
-		log.Fatal(err)
-	}
-	board, err := kuis.NewBoard(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, name := range []string{"Ali", "Budi"} {
-		if _, err := board.RecordAnswer(ctx, name, 1); err != nil {
-			log.Fatal(err)
-		}
-	}
+	meta, _ := referenceQuiz(ctx, store)
 
 	// A real archive writes to a file, a database or object storage; if it
 	// returns an error, nothing is deleted.
@@ -371,114 +299,135 @@ func ExamplePurgeQuiz() {
 		return nil
 	}
 
-	_, err = kuis.PurgeQuiz(ctx, client, "kuis-01", archive)
+	_, err := store.PurgeQuiz(ctx, "kuis-01", archive)
 	fmt.Println("while running:", errors.Is(err, kuis.ErrQuizRunning), len(archived), "archived")
 
 	if err := meta.Finish(ctx); err != nil {
 		log.Fatal(err)
 	}
-	deleted, err := kuis.PurgeQuiz(ctx, client, "kuis-01", archive)
+	deleted, err := store.PurgeQuiz(ctx, "kuis-01", archive)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("deleted", deleted, "keys, archived", archived[0].QuizID, archived[0].Standings)
+	fmt.Println("deleted", deleted, "keys; archived", archived[0].QuizID, archived[0].Standings)
+	left, err := store.Quizzes(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("quizzes left:", left)
 	// Output:
 	// while running: true 0 archived
-	// deleted 3 keys, archived kuis-01 [{1 Budi 10} {2 Ali 10}]
+	// deleted 3 keys; archived kuis-01 [{1 1 Citra 30} {2 1 Ali 30} {3 3 Budi 20} {4 4 Dewi 10}]
+	// quizzes left: []
 }
 
 // Audit checks the live keys of a quiz against the contract: nothing on a
-// quiz written through the library, a violation once someone sets a TTL by
-// hand.
-func ExampleAudit() {
-	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+// quiz written through the library; a violation for a TTL set by hand, and
+// for points given outside RecordAnswer.
+func ExampleStore_Audit() {
+	store, client, done := exampleStore()
 	defer done()
 	ctx := context.Background()
 
-	meta, err := kuis.NewMeta(client, "kuis-01")
+	referenceQuiz(ctx, store)
+	violations, err := store.Audit(ctx, "kuis-01")
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
-		log.Fatal(err)
-	}
-	board, err := kuis.NewBoard(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	if _, err := board.RecordAnswer(ctx, "Ali", 1); err != nil {
-		log.Fatal(err)
-	}
+	fmt.Println("violations:", violations)
 
-	violations, err := kuis.Audit(ctx, client, "kuis-01")
+	keys, err := store.Keys("kuis-01")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("violations:", len(violations))
-
-	// The contract forbids a TTL on the board while the quiz runs.
-	cmd := client.B().Pexpire().Key(board.Keys().Board()).Milliseconds(60000).Build()
-	if err := client.Do(ctx, cmd).Error(); err != nil {
-		log.Fatal(err)
+	byHand := rueidis.Commands{
+		client.B().Pexpire().Key(keys.Board()).Milliseconds(60000).Build(),
+		client.B().Zincrby().Key(keys.Board()).Increment(10).Member("Dewi").Build(),
 	}
-	violations, err = kuis.Audit(ctx, client, "kuis-01")
+	for _, cmd := range byHand {
+		if err := client.Do(ctx, cmd).Error(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	violations, err = store.Audit(ctx, "kuis-01")
 	if err != nil {
 		log.Fatal(err)
 	}
 	for _, v := range violations {
-		fmt.Println(v.Key, v.Rule)
+		fmt.Println(v)
 	}
 	// Output:
-	// violations: 0
-	// kuis:papan:kuis-01 ttl
+	// violations: []
+	// kuis:papan:kuis-01: ttl: expires in 60000 ms; the contract allows no TTL
+	// kuis:papan:kuis-01: score: member "Dewi" has 20 points for 1 counted answers, want 10
 }
 
-// Purge deletes every key of the namespace, and nothing that merely looks
-// like one.
-func ExamplePurge() {
-	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
+// Every error wraps one sentinel (test with errors.Is) and is one line that
+// names the quiz and the participant, never a Redis key but for ErrCorrupt.
+func Example_errors() {
+	store, client, done := exampleStore()
 	defer done()
 	ctx := context.Background()
 
-	for _, id := range []string{"kuis-01", "kuis-02"} {
-		meta, err := kuis.NewMeta(client, id)
-		if err != nil {
-			log.Fatal(err)
-		}
-		if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
-			log.Fatal(err)
-		}
-	}
-	lookalikes := []string{"kuisx:1", "kuis2:papan:a", "other:kuis:papan:x", "KUIS:papan:a", "kuis"}
-	for _, key := range lookalikes {
-		if err := client.Do(ctx, client.B().Set().Key(key).Value("x").Build()).Error(); err != nil {
-			log.Fatal(err)
-		}
-	}
+	_, err := kuis.New(nil)
+	fmt.Println(errors.Is(err, kuis.ErrNoClient), err)
+	_, err = kuis.New(client, kuis.WithNamespace("kuis:*"))
+	fmt.Println(errors.Is(err, kuis.ErrInvalidNamespace), err)
+	_, err = store.Board("kuis 01")
+	fmt.Println(errors.Is(err, kuis.ErrInvalidQuizID), err)
 
-	deleted, err := kuis.Purge(ctx, client)
+	board, err := store.Board("nope")
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("deleted:", deleted)
-	for _, key := range lookalikes {
-		n, err := client.Do(ctx, client.B().Exists().Key(key).Build()).AsInt64()
-		if err != nil {
-			log.Fatal(err)
-		}
-		fmt.Printf("%s survives: %v\n", key, n == 1)
+	_, err = board.Standings(ctx) // every read checks that the quiz exists
+	fmt.Println(errors.Is(err, kuis.ErrQuizNotFound), err)
+
+	meta, board := referenceQuiz(ctx, store)
+	if err := meta.Finish(ctx); err != nil {
+		log.Fatal(err)
 	}
+	_, err = board.RecordAnswer(ctx, "Fay", 1)
+	fmt.Println(errors.Is(err, kuis.ErrQuizFinished), err)
 	// Output:
-	// deleted: 2
-	// kuisx:1 survives: true
-	// kuis2:papan:a survives: true
-	// other:kuis:papan:x survives: true
-	// KUIS:papan:a survives: true
-	// kuis survives: true
+	// true kuis: nil rueidis client
+	// true kuis: invalid namespace: "kuis:*" (want 1 to 64 bytes of ASCII letters, digits, '-', '_' or '.')
+	// true kuis: invalid quiz ID: "kuis 01" (want 1 to 64 bytes of ASCII letters, digits, '-', '_' or '.')
+	// true kuis: quiz not found: quiz "nope"
+	// true kuis: quiz is finished: quiz "kuis-01", participant "Fay"
 }
 
-// ContractTable prints the contract's key table (revision 2) for the options
-// given, ready for a README or a design document.
+// A Store with WithClientCache serves the reads from rueidis' client-side
+// cache on a server with tracking (Redis 6+ over RESP3); there, a read right
+// after a write, even the caller's own, may be a few milliseconds old. A
+// caller who wants a cached and an uncached view makes two Stores on one
+// client. miniredis has no tracking and this client sets DisableCache, so
+// here the cached reads simply go to the server.
+func ExampleWithClientCache() {
+	store, client, done := exampleStore()
+	defer done()
+	ctx := context.Background()
+
+	screens, err := kuis.New(client, kuis.WithClientCache(time.Second))
+	if err != nil {
+		log.Fatal(err)
+	}
+	referenceQuiz(ctx, store) // written through the uncached Store
+	board, err := screens.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	top, err := board.Page(ctx, 0, 2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(top)
+	// Output:
+	// [{1 1 Citra 30} {2 1 Ali 30}]
+}
+
+// ContractTable prints the contract's key table for the options given, ready
+// for a README or a design document.
 func ExampleContractTable() {
 	table, err := kuis.ContractTable()
 	if err != nil {
@@ -490,45 +439,7 @@ func ExampleContractTable() {
 	// |---|---|---|---|---|---|---|
 	// | `kuis:papan:<quiz>` | sorted set | quiz application | students and teacher | member = participant name, score = cumulative points (10 per correct answer) | one key per quiz, one member per participant | none while the quiz runs |
 	// | `kuis:meta:<quiz>` | hash | teacher | teacher and quiz application | fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`) | one key per quiz, three fields | none while the quiz runs |
-	// | `kuis:jawaban:<quiz>` | set | quiz application | quiz application and teacher (audit) | member = `<question>:<participant>` per counted answer (revision 2) | one key per quiz, one member per counted answer | none while the quiz runs |
-}
-
-// WithClientCache serves the board reads from rueidis' client-side cache on
-// a server with tracking (Redis 6+ over RESP3); there, a read right after a
-// write, even the caller's own, may be a few milliseconds old. miniredis has
-// no tracking and this client sets DisableCache, so here the same calls simply
-// go to the server, uncached.
-func ExampleWithClientCache() {
-	client, done := exampleClient() // miniredis, set up as in ExampleNewBoard
-	defer done()
-	ctx := context.Background()
-
-	meta, err := kuis.NewMeta(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
-		log.Fatal(err)
-	}
-	// One writer handle, and a cached reader handle for the students' screens.
-	writer, err := kuis.NewBoard(client, "kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	screen, err := kuis.NewBoard(client, "kuis-01", kuis.WithClientCache(time.Second))
-	if err != nil {
-		log.Fatal(err)
-	}
-	if _, err := writer.RecordAnswer(ctx, "Citra", 1); err != nil {
-		log.Fatal(err)
-	}
-	standings, err := screen.Standings(ctx)
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Println(standings)
-	// Output:
-	// [{1 Citra 10}]
+	// | `kuis:jawaban:<quiz>` | set | quiz application | quiz application and teacher (audit) | member = `<question>:<participant>` per counted answer | one key per quiz, one member per counted answer | none while the quiz runs |
 }
 
 // ACLRules gives the arguments of ACL SETUSER for a role; here, the quiz
@@ -554,17 +465,17 @@ func ExampleACLRules() {
 	// +pttl
 	// +cluster|slots
 	// +cluster|shards
-	// +zrevrange
+	// +hlen
+	// +zrange
 	// +zrevrank
 	// +zscore
 	// +zcount
 	// +zcard
-	// +hget
 	// +hgetall
-	// +exists
 	// +hmget
+	// +exists
 	// +zincrby
 	// +sismember
 	// +sadd
-	// (~kuis:papan:* ~kuis:jawaban:* ~kuis:meta:* +evalsha +eval)
+	// (~kuis:papan:* ~kuis:jawaban:* ~kuis:meta:* +evalsha +eval +evalsha_ro +eval_ro)
 }

@@ -5,65 +5,58 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/kuisboard/kuis"
 	"github.com/redis/rueidis"
 )
 
-// all runs every workload of issue 5 and returns the measurements and a
-// one-line description of each. Workloads whose ratio is a target run
-// interleaved (compare), on the same server in the same minute.
+// all runs every workload and returns the measurements and a one-line
+// description of each. Workloads whose ratio is a target run interleaved
+// (compare), on the same server in the same minute.
 func (r *runner) all(cfg config) (Result, map[string]string, error) {
 	var res Result
 	labels := map[string]string{
 		"limit_ops":             "redis-benchmark -c 50 -P 16 -r 100000 ZINCRBY: Redis's own ceiling here",
 		"raw_zincrby_64":        "bare rueidis ZINCRBY, 64 goroutines",
-		"record_correct_64":     "Board.RecordCorrect (gate + ZINCRBY script), 64 goroutines",
-		"goredis_script_64":     "go-redis v9 running the same record script (EVALSHA), 64 goroutines",
-		"goredis_naive_64":      "go-redis v9: HGET status, then ZINCRBY (2 round trips), 64 goroutines",
-		"record_correct_1":      "Board.RecordCorrect, 1 goroutine, same client after the 64",
-		"goredis_script_1":      "go-redis v9, the same record script, 1 goroutine",
-		"record_answer_64":      "Board.RecordAnswer (exactly-once), a new pair per call, 64 goroutines",
+		"record_answer_64":      "Board.RecordAnswer (one atomic script), a new pair per call, 64 goroutines",
+		"goredis_script_64":     "go-redis v9 running RecordAnswer's script (EVALSHA), 64 goroutines",
+		"goredis_naive_64":      "go-redis v9: HGET status, SADD pair, ZINCRBY if new (3 round trips), 64 goroutines",
+		"record_answer_1":       "Board.RecordAnswer, 1 goroutine, same client after the 64",
+		"goredis_script_1":      "go-redis v9, RecordAnswer's script, 1 goroutine",
 		"record_batch":          fmt.Sprintf("Board.RecordAnswers, batches of %d new answers, %d goroutines", batchSize, batchWorkers),
 		"standings_uncached_64": "Board.Standings of 30 members, 64 goroutines",
 		"standings_cached_64":   "the same with WithClientCache(time.Minute)",
-		"rank_1k_p50_us":        "Board.Rank of a random member, board of 1,000, p50",
-		"rank_1m_p50_us":        fmt.Sprintf("Board.Rank of a random member, board of %d, p50", cfg.bigMembers),
+		"standing_1k_p50_us":    "Board.Standing of a random member, board of 1,000, p50",
+		"standing_1m_p50_us":    fmt.Sprintf("Board.Standing of a random member, board of %d, p50", cfg.bigMembers),
 		"page_1m_p50_us":        fmt.Sprintf("Board.Page(random offset, %d), same board, p50", pageLimit),
 		"around_1m_p50_us":      fmt.Sprintf("Board.Around(random member, %d), same board, p50", aroundRadius),
 		"purge_max_ping_ms":     "worst PING round trip of another client during that Purge (one every ~1 ms)",
 	}
 
-	rec, err := r.quiz("record", 10)
+	rec, err := r.quiz("record", answerQuestions)
 	if err != nil {
 		return res, labels, err
 	}
-	gr, err := r.quiz("goredis", 10)
+	if _, err := r.quiz("goredis", answerQuestions); err != nil {
+		return res, labels, err
+	}
+	gr, err := r.store.Keys("goredis")
 	if err != nil {
 		return res, labels, err
 	}
 	rdb := newGoredis(r.addr)
 	defer rdb.Close()
-	ops, err := r.compare(r.rawZincrby(r.client, 64), r.recordCorrect(rec, 64),
-		r.goredisScript(rdb, gr.Keys(), 64), r.goredisNaive(rdb, gr.Keys(), 64))
+	ops, err := r.compare(r.rawZincrby(r.client, 64), r.recordAnswer(rec, 64),
+		r.goredisScript(rdb, gr, 64), r.goredisNaive(rdb, gr, 64))
 	if err != nil {
 		return res, labels, err
 	}
-	res.RawZincrby64, res.RecordCorrect64, res.GoredisScript64, res.GoredisNaive64 = ops[0], ops[1], ops[2], ops[3]
+	res.RawZincrby64, res.RecordAnswer64, res.GoredisScript64, res.GoredisNaive64 = ops[0], ops[1], ops[2], ops[3]
 
-	if ops, err = r.compare(r.recordCorrect(rec, 1), r.goredisScript(rdb, gr.Keys(), 1)); err != nil {
+	if ops, err = r.compare(r.recordAnswer(rec, 1), r.goredisScript(rdb, gr, 1)); err != nil {
 		return res, labels, err
 	}
-	res.RecordCorrect1, res.GoredisScript1 = ops[0], ops[1]
+	res.RecordAnswer1, res.GoredisScript1 = ops[0], ops[1]
 
-	ans, err := r.quiz("answer", 1000)
-	if err != nil {
-		return res, labels, err
-	}
-	if res.RecordAnswer64, err = r.measure(r.recordAnswer(ans, 64)); err != nil {
-		return res, labels, err
-	}
-
-	batch, err := r.quiz("batch", 1000)
+	batch, err := r.quiz("batch", answerQuestions)
 	if err != nil {
 		return res, labels, err
 	}
@@ -97,7 +90,7 @@ func (r *runner) all(cfg config) (Result, map[string]string, error) {
 	if err := fillBoard(r.ctx, plain, small); err != nil {
 		return res, labels, err
 	}
-	cached, err := kuis.NewBoard(r.client, "standings", r.opts(kuis.WithClientCache(time.Minute))...)
+	cached, err := r.cached.Board("standings")
 	if err != nil {
 		return res, labels, err
 	}
@@ -118,8 +111,8 @@ func (r *runner) all(cfg config) (Result, map[string]string, error) {
 		dst *float64
 		fn  func() (float64, error)
 	}{
-		{&res.Rank1kP50us, func() (float64, error) { return r.rank("rank_1k", b1k, 1000) }},
-		{&res.Rank1mP50us, func() (float64, error) { return r.rank("rank_1m", b1m, cfg.bigMembers) }},
+		{&res.Standing1kP50us, func() (float64, error) { return r.standing("standing_1k", b1k, 1000) }},
+		{&res.Standing1mP50us, func() (float64, error) { return r.standing("standing_1m", b1m, cfg.bigMembers) }},
 		{&res.Page1mP50us, func() (float64, error) { return r.page("page_1m", b1m, cfg.bigMembers) }},
 		{&res.Around1mP50us, func() (float64, error) { return r.around("around_1m", b1m, cfg.bigMembers) }},
 	} {

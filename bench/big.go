@@ -24,16 +24,21 @@ const (
 // bigMember names member i of a big board.
 func bigMember(i int) string { return "m" + strconv.Itoa(i) }
 
-// buildBoard writes n members with random scores (multiples of 10, as the
-// contract allows) to the board of quiz id, 10,000 per round trip.
+// buildBoard creates quiz id (every board read checks its meta) and writes n
+// members with random scores (multiples of 10, as the contract allows) to its
+// board, 10,000 per round trip.
 func (r *runner) buildBoard(id string, n int) (*kuis.Board, error) {
-	b, err := kuis.NewBoard(r.client, id, r.opts()...)
+	b, err := r.quiz(id, 1)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := r.store.Keys(id)
 	if err != nil {
 		return nil, err
 	}
 	r.logf("building a board of %d members ...", n)
 	start := time.Now()
-	key := b.Keys().Board()
+	key := keys.Board()
 	err = batched(r.ctx, r.client, n, func(lo, hi int) rueidis.Completed {
 		z := r.client.B().Zadd().Key(key).ScoreMember()
 		for i := lo; i < hi; i++ {
@@ -87,10 +92,10 @@ func (r *runner) p50(name string, fn func(i int) error) (float64, error) {
 	return us, nil
 }
 
-// rank is Board.Rank of a random member of a board of n.
-func (r *runner) rank(name string, b *kuis.Board, n int) (float64, error) {
+// standing is Board.Standing of a random member of a board of n.
+func (r *runner) standing(name string, b *kuis.Board, n int) (float64, error) {
 	return r.p50(name, func(int) error {
-		_, err := b.Rank(context.Background(), bigMember(rand.IntN(n)))
+		_, err := b.Standing(context.Background(), bigMember(rand.IntN(n)))
 		return err
 	})
 }
@@ -165,7 +170,7 @@ func (r *runner) purge(pinger rueidis.Client) (secs, worstMs float64, deleted in
 	}()
 	r.logf("purging the namespace %s ...", r.ns)
 	start := time.Now()
-	deleted, err = kuis.Purge(r.ctx, r.client, r.opts()...)
+	deleted, err = r.store.Purge(r.ctx)
 	secs = time.Since(start).Seconds()
 	stop.Store(true)
 	wg.Wait()

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strconv"
 
 	"github.com/kuisboard/kuis"
 	"github.com/kuisboard/kuis/internal/script"
@@ -12,6 +14,8 @@ import (
 // The go-redis baselines: what an application would write without the library.
 // The client gets one pooled connection per goroutine (PoolSize 64), go-redis's
 // best case for 64 callers, so the baselines are not weakened by pool waits.
+// Like the library's workloads, they record fresh (participant, question)
+// pairs, so every call writes.
 
 // newGoredis connects go-redis v9 with default options but the pool size.
 func newGoredis(addr string) *redis.Client {
@@ -21,10 +25,12 @@ func newGoredis(addr string) *redis.Client {
 // errNotRunning is the naive workload's refusal; the bench quiz always runs.
 var errNotRunning = errors.New("quiz is not running")
 
-// goredisNaive is the tutorial way: HGET the status, then ZINCRBY if the quiz
-// runs. Two round trips, and not atomic: a Finish between them is ignored.
+// goredisNaive is the tutorial way: HGET the status, SADD the answered pair,
+// and ZINCRBY only if the pair is new. Up to three round trips, and not
+// atomic: a Finish between them is ignored, and a crash between SADD and
+// ZINCRBY loses the points for good.
 func (r *runner) goredisNaive(rdb *redis.Client, k kuis.Keys, workers int) workload {
-	return workload{"goredis_naive", workers, func(w, i int) (int, error) {
+	return workload{"goredis_naive", workers, func(int, int) (int, error) {
 		ctx := context.Background()
 		status, err := rdb.HGet(ctx, k.Meta(), "status").Result()
 		if err != nil {
@@ -33,21 +39,38 @@ func (r *runner) goredisNaive(rdb *redis.Client, k kuis.Keys, workers int) workl
 		if status != string(kuis.StatusRunning) {
 			return 1, errNotRunning
 		}
-		return 1, rdb.ZIncrBy(ctx, k.Board(), 10, member(w, i)).Err()
+		p, q := r.freshPair()
+		added, err := rdb.SAdd(ctx, k.Answers(), strconv.Itoa(q)+":"+p).Result()
+		if err != nil || added == 0 {
+			return 1, err
+		}
+		return 1, rdb.ZIncrBy(ctx, k.Board(), 10, p).Err()
 	}}
 }
 
-// recordScript is the library's own record script (gate + ZINCRBY), byte for
-// byte, for go-redis to run: the comparison is of clients and code paths, not
-// of scripts.
-var recordScript = redis.NewScript(script.RecordSource)
+// recordScript is RecordAnswer's own Lua, byte for byte, for go-redis to run:
+// the comparison is of clients and code paths, not of scripts.
+var recordScript = redis.NewScript(script.RecordAnswerSource)
 
-// goredisScript runs the same atomic gate through go-redis (EVALSHA, EVAL on
-// NOSCRIPT) and decodes the new score as the library does.
+// goredisRecord runs RecordAnswer's script once through go-redis (EVALSHA,
+// EVAL on NOSCRIPT) and decodes its {score, duplicate} reply.
+func goredisRecord(ctx context.Context, rdb *redis.Client, k kuis.Keys, participant string, question int) error {
+	reply, err := recordScript.Run(ctx, rdb, []string{k.Meta(), k.Board(), k.Answers()},
+		participant, strconv.Itoa(question)).Int64Slice()
+	if err != nil {
+		return err
+	}
+	if len(reply) != 2 || reply[1] != 0 {
+		return fmt.Errorf("answer (%s, %d): reply %v, want {score, 0}", participant, question, reply)
+	}
+	return nil
+}
+
+// goredisScript runs the same atomic script through go-redis with a fresh
+// pair each call.
 func (r *runner) goredisScript(rdb *redis.Client, k kuis.Keys, workers int) workload {
-	keys := []string{k.Meta(), k.Board()}
-	return workload{"goredis_script", workers, func(w, i int) (int, error) {
-		_, err := recordScript.Run(context.Background(), rdb, keys, member(w, i)).Float64()
-		return 1, err
+	return workload{"goredis_script", workers, func(int, int) (int, error) {
+		p, q := r.freshPair()
+		return 1, goredisRecord(context.Background(), rdb, k, p, q)
 	}}
 }

@@ -37,7 +37,7 @@ func TestParseRPS(t *testing.T) {
 	}
 }
 
-func TestLimitArgsIsTheIssuesCommand(t *testing.T) {
+func TestLimitArgs(t *testing.T) {
 	got, err := limitArgs("127.0.0.1:30050", "ns:raw:limit", 2000000)
 	if err != nil {
 		t.Fatal(err)

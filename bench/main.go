@@ -75,6 +75,12 @@ func run() error {
 	defer client.Close()
 	r := &runner{ctx: context.Background(), addr: cfg.addr, client: client, opt: opt, ns: ns,
 		warm: cfg.warm, dur: cfg.dur, progress: os.Stderr}
+	if r.store, err = kuis.New(client, kuis.WithNamespace(ns)); err != nil {
+		return err
+	}
+	if r.cached, err = kuis.New(client, kuis.WithNamespace(ns), kuis.WithClientCache(time.Minute)); err != nil {
+		return err
+	}
 	r.logf("bench: Redis %s, namespace %s, %v per workload after %v warm-up", cfg.addr, ns, cfg.dur, cfg.warm)
 	defer r.cleanup()
 	if cfg.sweep {
@@ -101,7 +107,7 @@ func namespace() (string, error) {
 // cleanup deletes everything the run wrote, whatever happened.
 func (r *runner) cleanup() {
 	ctx := context.Background()
-	n, err := kuis.Purge(ctx, r.client, r.opts()...)
+	n, err := r.store.Purge(ctx)
 	if err != nil {
 		r.logf("cleanup: purge of %s: %v", r.ns, err)
 	}

@@ -8,14 +8,14 @@ import (
 	"strings"
 )
 
-// Result is one run's measurements, in the JSON shape issue 5 fixes: ops/s
-// unless the name says otherwise (_us microseconds at p50, _s seconds, _ms
-// milliseconds).
+// Result is one run's measurements, the shape of the JSON line: ops/s unless
+// the name says otherwise (_us microseconds at p50, _s seconds, _ms
+// milliseconds). Every record workload writes a fresh (participant, question)
+// pair per call.
 type Result struct {
 	LimitOps            float64 `json:"limit_ops"`
 	RawZincrby64        float64 `json:"raw_zincrby_64"`
-	RecordCorrect1      float64 `json:"record_correct_1"`
-	RecordCorrect64     float64 `json:"record_correct_64"`
+	RecordAnswer1       float64 `json:"record_answer_1"`
 	RecordAnswer64      float64 `json:"record_answer_64"`
 	GoredisNaive64      float64 `json:"goredis_naive_64"`
 	GoredisScript64     float64 `json:"goredis_script_64"`
@@ -23,8 +23,8 @@ type Result struct {
 	RecordBatch         float64 `json:"record_batch"`
 	StandingsUncached64 float64 `json:"standings_uncached_64"`
 	StandingsCached64   float64 `json:"standings_cached_64"`
-	Rank1kP50us         float64 `json:"rank_1k_p50_us"`
-	Rank1mP50us         float64 `json:"rank_1m_p50_us"`
+	Standing1kP50us     float64 `json:"standing_1k_p50_us"`
+	Standing1mP50us     float64 `json:"standing_1m_p50_us"`
 	Page1mP50us         float64 `json:"page_1m_p50_us"`
 	Around1mP50us       float64 `json:"around_1m_p50_us"`
 	Purge1mS            float64 `json:"purge_1m_s"`
@@ -33,19 +33,20 @@ type Result struct {
 	Ratios Ratios `json:"ratios"`
 }
 
-// Ratios are the issue's targets, each computed from one run so that the
+// Ratios compare workloads measured interleaved in one run, so that the
 // machine's drift cancels out. A ratio whose denominator was not measured is 0.
 type Ratios struct {
-	GateCost     float64 `json:"record_correct_64/raw_zincrby_64"`          // >= 0.85
-	VsScript64   float64 `json:"record_correct_64/goredis_script_64"`       // >= 2
-	VsNaive64    float64 `json:"record_correct_64/goredis_naive_64"`        // >= 3
-	VsScript1    float64 `json:"record_correct_1/goredis_script_1"`         // >= 1
-	BatchVsLimit float64 `json:"record_batch/limit_ops"`                    // >= 0.4
-	CacheGain    float64 `json:"standings_cached_64/standings_uncached_64"` // >= 10
-	RankGrowth   float64 `json:"rank_1m_p50_us/rank_1k_p50_us"`             // <= 3
+	GateCost     float64 `json:"record_answer_64/raw_zincrby_64"`
+	VsScript64   float64 `json:"record_answer_64/goredis_script_64"`
+	VsNaive64    float64 `json:"record_answer_64/goredis_naive_64"`
+	VsScript1    float64 `json:"record_answer_1/goredis_script_1"`
+	BatchVsLimit float64 `json:"record_batch/limit_ops"`
+	CacheGain    float64 `json:"standings_cached_64/standings_uncached_64"`
+	Growth       float64 `json:"standing_1m_p50_us/standing_1k_p50_us"`
 }
 
-// target is one of the issue's goals, checked against a measured value.
+// target is one of the library's performance goals, checked against a
+// measured value.
 type target struct {
 	name string
 	got  float64
@@ -63,26 +64,32 @@ func (t target) holds() bool {
 // computeRatios fills r.Ratios from the measurements.
 func (r *Result) computeRatios() {
 	r.Ratios = Ratios{
-		GateCost:     ratio(r.RecordCorrect64, r.RawZincrby64),
-		VsScript64:   ratio(r.RecordCorrect64, r.GoredisScript64),
-		VsNaive64:    ratio(r.RecordCorrect64, r.GoredisNaive64),
-		VsScript1:    ratio(r.RecordCorrect1, r.GoredisScript1),
+		GateCost:     ratio(r.RecordAnswer64, r.RawZincrby64),
+		VsScript64:   ratio(r.RecordAnswer64, r.GoredisScript64),
+		VsNaive64:    ratio(r.RecordAnswer64, r.GoredisNaive64),
+		VsScript1:    ratio(r.RecordAnswer1, r.GoredisScript1),
 		BatchVsLimit: ratio(r.RecordBatch, r.LimitOps),
 		CacheGain:    ratio(r.StandingsCached64, r.StandingsUncached64),
-		RankGrowth:   ratio(r.Rank1mP50us, r.Rank1kP50us),
+		Growth:       ratio(r.Standing1mP50us, r.Standing1kP50us),
 	}
 }
 
-// targets lists the issue's goals with this run's values.
+// targets lists the goals with this run's values. Why each: the atomic
+// script should cost little over the bare write it guards; rueidis'
+// auto-pipelining should beat a pooled client running the same script, and
+// one round trip beat the naive several; a batch should come near Redis's
+// own pipelined ceiling; the cache should spare the server nearly every read;
+// a point read is O(log N), so a thousand times the members may cost little
+// more; and Purge must never stall other clients.
 func (r *Result) targets() []target {
 	return []target{
-		{"record_correct_64 / raw_zincrby_64", r.Ratios.GateCost, true, 0.85},
-		{"record_correct_64 / goredis_script_64", r.Ratios.VsScript64, true, 2},
-		{"record_correct_64 / goredis_naive_64", r.Ratios.VsNaive64, true, 3},
-		{"record_correct_1 / goredis_script_1", r.Ratios.VsScript1, true, 1},
+		{"record_answer_64 / raw_zincrby_64", r.Ratios.GateCost, true, 0.85},
+		{"record_answer_64 / goredis_script_64", r.Ratios.VsScript64, true, 2},
+		{"record_answer_64 / goredis_naive_64", r.Ratios.VsNaive64, true, 3},
+		{"record_answer_1 / goredis_script_1", r.Ratios.VsScript1, true, 1},
 		{"record_batch / limit_ops", r.Ratios.BatchVsLimit, true, 0.4},
 		{"standings_cached_64 / standings_uncached_64", r.Ratios.CacheGain, true, 10},
-		{"rank_1m_p50_us / rank_1k_p50_us", r.Ratios.RankGrowth, false, 3},
+		{"standing_1m_p50_us / standing_1k_p50_us", r.Ratios.Growth, false, 3},
 		{"purge_max_ping_ms", r.PurgeMaxPingMs, false, 20},
 	}
 }
@@ -119,8 +126,7 @@ func writeTable(w io.Writer, r Result, labels map[string]string) {
 	}{
 		{"limit_ops", r.LimitOps, "ops/s"},
 		{"raw_zincrby_64", r.RawZincrby64, "ops/s"},
-		{"record_correct_1", r.RecordCorrect1, "ops/s"},
-		{"record_correct_64", r.RecordCorrect64, "ops/s"},
+		{"record_answer_1", r.RecordAnswer1, "ops/s"},
 		{"record_answer_64", r.RecordAnswer64, "ops/s"},
 		{"goredis_naive_64", r.GoredisNaive64, "ops/s"},
 		{"goredis_script_64", r.GoredisScript64, "ops/s"},
@@ -128,8 +134,8 @@ func writeTable(w io.Writer, r Result, labels map[string]string) {
 		{"record_batch", r.RecordBatch, "answers/s"},
 		{"standings_uncached_64", r.StandingsUncached64, "ops/s"},
 		{"standings_cached_64", r.StandingsCached64, "ops/s"},
-		{"rank_1k_p50_us", r.Rank1kP50us, "µs"},
-		{"rank_1m_p50_us", r.Rank1mP50us, "µs"},
+		{"standing_1k_p50_us", r.Standing1kP50us, "µs"},
+		{"standing_1m_p50_us", r.Standing1mP50us, "µs"},
 		{"page_1m_p50_us", r.Page1mP50us, "µs"},
 		{"around_1m_p50_us", r.Around1mP50us, "µs"},
 		{"purge_1m_s", r.Purge1mS, "s"},

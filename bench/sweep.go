@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -10,7 +9,7 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// sweep compares rueidis client options for RecordCorrect beside go-redis,
+// sweep compares rueidis client options for RecordAnswer beside go-redis,
 // from 64 goroutines and then from 1 on the same clients (a lone caller on a
 // client that has served concurrent ones, as in any server), interleaved:
 // the evidence behind clientOption and the README's recommendation.
@@ -29,19 +28,18 @@ func (r *runner) sweep(w io.Writer) error {
 		{name: "MaxFlushDelay 20µs", set: func(o *rueidis.ClientOption) { o.MaxFlushDelay = 20 * time.Microsecond }},
 		{name: "go-redis v9, same script"},
 	}
+	if _, err := r.quiz("sweep", answerQuestions); err != nil {
+		return err
+	}
+	keys, err := r.store.Keys("sweep")
+	if err != nil {
+		return err
+	}
 	for _, v := range vs {
 		if v.set == nil {
 			rdb := newGoredis(r.addr)
 			defer rdb.Close()
-			gr, err := r.quiz("sweep-goredis", 10)
-			if err != nil {
-				return err
-			}
-			keys := []string{gr.Keys().Meta(), gr.Keys().Board()}
-			v.fn = func(w, i int) (int, error) {
-				_, err := recordScript.Run(r.ctx, rdb, keys, member(w, i)).Float64()
-				return 1, err
-			}
+			v.fn = r.goredisScript(rdb, keys, 0).fn
 			continue
 		}
 		opt := r.opt
@@ -51,14 +49,15 @@ func (r *runner) sweep(w io.Writer) error {
 			return fmt.Errorf("%s: %w", v.name, err)
 		}
 		defer c.Close()
-		b, err := r.quizOn(c, "sweep")
+		store, err := kuis.New(c, kuis.WithNamespace(r.ns))
 		if err != nil {
 			return err
 		}
-		v.fn = func(w, i int) (int, error) {
-			_, err := b.RecordCorrect(r.ctx, member(w, i))
-			return 1, err
+		b, err := store.Board("sweep")
+		if err != nil {
+			return err
 		}
+		v.fn = r.recordAnswer(b, 0).fn
 	}
 	var w64, w1 []workload
 	for _, v := range vs {
@@ -77,21 +76,9 @@ func (r *runner) sweep(w io.Writer) error {
 		v.ops64, v.op1 = ops64[i], op1[i]
 	}
 	g := vs[len(vs)-1]
-	fmt.Fprintf(w, "%-32s %14s %14s %10s %10s\n", "RecordCorrect via", "64 goroutines", "1 goroutine", "64 / g-r", "1 / g-r")
+	fmt.Fprintf(w, "%-32s %14s %14s %10s %10s\n", "RecordAnswer via", "64 goroutines", "1 goroutine", "64 / g-r", "1 / g-r")
 	for _, v := range vs {
 		fmt.Fprintf(w, "%-32s %14.0f %14.0f %10.2f %10.2f\n", v.name, v.ops64, v.op1, v.ops64/g.ops64, v.op1/g.op1)
 	}
 	return nil
-}
-
-// quizOn is quiz on another client; the quiz may exist already.
-func (r *runner) quizOn(c rueidis.Client, id string) (*kuis.Board, error) {
-	m, err := kuis.NewMeta(c, id, r.opts()...)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.Create(r.ctx, "bench "+id, 10); err != nil && !errors.Is(err, kuis.ErrQuizExists) {
-		return nil, err
-	}
-	return kuis.NewBoard(c, id, r.opts()...)
 }

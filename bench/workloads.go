@@ -27,26 +27,24 @@ var members = func() []string {
 func member(worker, i int) string { return members[(worker*7919+i)%len(members)] }
 
 // runner holds what every workload needs: the server, the client the library
-// uses, the run's namespace and timings, and where progress goes.
+// uses, the run's namespace, Stores and timings, and where progress goes.
 type runner struct {
 	ctx      context.Context
 	addr     string
 	client   rueidis.Client
 	opt      rueidis.ClientOption // the options client was made with
 	ns       string
+	store    *kuis.Store // the run's namespace, every read to the server
+	cached   *kuis.Store // the same with WithClientCache
 	warm     time.Duration
 	dur      time.Duration
 	progress io.Writer
-	rawKeys  []string // keys written outside the library, deleted at the end
+	rawKeys  []string     // keys written outside the library, deleted at the end
+	pairs    atomic.Int64 // the last fresh answer handed out by freshPair
 }
 
 func (r *runner) logf(format string, args ...any) {
 	fmt.Fprintf(r.progress, format+"\n", args...)
-}
-
-// opts are the library options of every handle of the run.
-func (r *runner) opts(extra ...kuis.Option) []kuis.Option {
-	return append([]kuis.Option{kuis.WithNamespace(r.ns)}, extra...)
 }
 
 // rawKey names a key of the run's namespace written without the library.
@@ -56,16 +54,28 @@ func (r *runner) rawKey(name string) string {
 	return k
 }
 
+// answerQuestions is jumlah_soal of the quizzes the record workloads write to.
+const answerQuestions = 1000
+
 // quiz creates a running quiz and returns its board handle.
-func (r *runner) quiz(id string, questions int, extra ...kuis.Option) (*kuis.Board, error) {
-	m, err := kuis.NewMeta(r.client, id, r.opts()...)
+func (r *runner) quiz(id string, questions int) (*kuis.Board, error) {
+	m, err := r.store.Meta(id)
 	if err != nil {
 		return nil, err
 	}
 	if err := m.Create(r.ctx, "bench "+id, questions); err != nil {
 		return nil, err
 	}
-	return kuis.NewBoard(r.client, id, r.opts(extra...)...)
+	return r.store.Board(id)
+}
+
+// freshPair hands out a (participant, question) pair never handed out before
+// in this run: question 1 to 1000 of participant "a<n>", so that every record
+// workload, whatever its client, takes the writing path and never answers
+// Duplicate.
+func (r *runner) freshPair() (participant string, question int) {
+	n := r.pairs.Add(1) - 1
+	return "a" + strconv.FormatInt(n/answerQuestions, 10), int(n%answerQuestions) + 1
 }
 
 // workload is one throughput measurement: a name, a concurrency, a body.
@@ -82,15 +92,6 @@ func (w workload) slice(d time.Duration) (float64, error) {
 		return 0, fmt.Errorf("%s: %w", w.name, err)
 	}
 	return ops, nil
-}
-
-// measure runs w for the run's warm-up and duration and logs the result.
-func (r *runner) measure(w workload) (float64, error) {
-	ops, err := r.compare(w)
-	if err != nil {
-		return 0, err
-	}
-	return ops[0], nil
 }
 
 // compare measures workloads whose ratio is a target by turns (interleaved),
@@ -131,23 +132,14 @@ func (r *runner) rawZincrby(client rueidis.Client, workers int) workload {
 	}}
 }
 
-// recordCorrect is Board.RecordCorrect: the status gate and ZINCRBY in one script.
-func (r *runner) recordCorrect(b *kuis.Board, workers int) workload {
-	return workload{"record_correct", workers, func(w, i int) (int, error) {
-		_, err := b.RecordCorrect(context.Background(), member(w, i))
-		return 1, err
-	}}
-}
-
-// recordAnswer is Board.RecordAnswer with a fresh (question, participant)
+// recordAnswer is Board.RecordAnswer with a fresh (participant, question)
 // pair each call, so every call writes: the exactly-once path at full cost.
 func (r *runner) recordAnswer(b *kuis.Board, workers int) workload {
-	var seq atomic.Int64 // across warm-up and measurement: no pair repeats
 	return workload{"record_answer", workers, func(int, int) (int, error) {
-		n := seq.Add(1)
-		a, err := b.RecordAnswer(context.Background(), "a"+strconv.FormatInt(n/1000, 10), int(n%1000)+1)
+		p, q := r.freshPair()
+		a, err := b.RecordAnswer(context.Background(), p, q)
 		if err == nil && a.Duplicate {
-			err = fmt.Errorf("answer %d counted as a duplicate", n)
+			err = fmt.Errorf("answer (%s, %d) counted as a duplicate", p, q)
 		}
 		return 1, err
 	}}

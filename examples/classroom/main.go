@@ -6,10 +6,11 @@
 // A teacher creates a 10-question quiz; 30 students answer at the same time,
 // tapping twice, losing replies, timing out and answering from two devices;
 // the board is shown as students see it; the teacher finishes the quiz, a late
-// answer is refused, the recap is printed and written as CSV, and PurgeQuiz
-// archives it to a JSON file before deleting the keys. Last, the program checks
-// that the board holds exactly 10 points per distinct correct answer and exits
-// non-zero if it does not.
+// answer is refused, the recap is printed and written as CSV, Audit checks the
+// keys against the contract, and PurgeQuiz archives the recap to a JSON file
+// before deleting the keys. Last, the program checks that the board holds
+// exactly 10 points per distinct correct answer and exits non-zero if it does
+// not.
 //
 // It runs on an in-process miniredis by default, on REDIS_ADDR (a standalone
 // Redis) or REDIS_CLUSTER_ADDRS (a Redis Cluster) otherwise, with a namespace
@@ -89,15 +90,22 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 	}
 	defer closeClient()
 
-	opts := options()
-	// Whatever happens below, leave a shared server as we found it.
-	defer kuis.Purge(context.Background(), client, opts...)
-
-	meta, err := kuis.NewMeta(client, quizID, opts...)
+	store, err := kuis.New(client, options()...)
 	if err != nil {
 		return err
 	}
-	board, err := kuis.NewBoard(client, quizID, opts...)
+	// Whatever happens below, leave a shared server as we found it.
+	defer store.Purge(context.Background())
+
+	meta, err := store.Meta(quizID)
+	if err != nil {
+		return err
+	}
+	board, err := store.Board(quizID)
+	if err != nil {
+		return err
+	}
+	keys, err := store.Keys(quizID)
 	if err != nil {
 		return err
 	}
@@ -111,7 +119,7 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 		return err
 	}
 	fmt.Fprintf(out, "%q: %d questions, status %s (keys %s, %s, %s)\n",
-		info.Title, info.Questions, info.Status, board.Keys().Meta(), board.Keys().Board(), board.Keys().Answers())
+		info.Title, info.Questions, info.Status, keys.Meta(), keys.Board(), keys.Answers())
 
 	section(out, "2. Thirty students answer at once")
 	plans := planClass(seed)
@@ -140,7 +148,7 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 	fmt.Fprintf(out, "%s answers question 1 too late: %v\n", latecomer, err)
 
 	section(out, "5. The recap")
-	recap, err := kuis.TakeRecap(ctx, client, quizID, opts...)
+	recap, err := store.Recap(ctx, quizID)
 	if err != nil {
 		return err
 	}
@@ -150,16 +158,25 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 		return err
 	}
 
+	violations, err := store.Audit(ctx, quizID)
+	if err != nil {
+		return err
+	}
+	if len(violations) > 0 {
+		return fmt.Errorf("the quiz's keys break the contract: %v", violations)
+	}
+	fmt.Fprintln(out, "\nAudit: the keys keep the contract (every score is 10 x its counted answers)")
+
 	section(out, "6. Archive, then delete")
 	path := filepath.Join(dir, quizID+".json")
-	n, err := kuis.PurgeQuiz(ctx, client, quizID, archiveTo(path), opts...)
+	n, err := store.PurgeQuiz(ctx, quizID, archiveTo(path))
 	if err != nil {
 		return err
 	}
 	if err := showArchive(out, path, recap); err != nil {
 		return err
 	}
-	left, err := kuis.Quizzes(ctx, client, opts...)
+	left, err := store.Quizzes(ctx)
 	if err != nil {
 		return err
 	}
@@ -368,11 +385,7 @@ func showTop(ctx context.Context, out io.Writer, board *kuis.Board, n int) error
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "rank\tcompetition\tstudent\tscore")
 	for _, s := range top {
-		comp, err := board.CompetitionRank(ctx, s.Participant)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "%d\t%d\t%s\t%d\n", s.Rank, comp, s.Participant, s.Score)
+		fmt.Fprintf(w, "%d\t%d\t%s\t%d\n", s.Rank, s.CompetitionRank, s.Participant, s.Score)
 	}
 	return w.Flush()
 }
@@ -395,7 +408,7 @@ func showOwnRanks(ctx context.Context, out io.Writer, board *kuis.Board) error {
 	}
 	names = append(names, latecomer) // has not answered yet
 	for _, name := range names {
-		rank, err := board.Rank(ctx, name)
+		own, err := board.Standing(ctx, name)
 		if errors.Is(err, kuis.ErrNotOnBoard) {
 			fmt.Fprintf(out, "\n%s's screen: no correct answer yet (%v)\n", name, err)
 			continue
@@ -403,15 +416,11 @@ func showOwnRanks(ctx context.Context, out io.Writer, board *kuis.Board) error {
 		if err != nil {
 			return err
 		}
-		comp, err := board.CompetitionRank(ctx, name)
-		if err != nil {
-			return err
-		}
 		around, err := board.Around(ctx, name, 1)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(out, "\n%s's screen: rank %d, competition rank %d\n", name, rank, comp)
+		fmt.Fprintf(out, "\n%s's screen: rank %d, competition rank %d, %d points\n", name, own.Rank, own.CompetitionRank, own.Score)
 		for _, s := range around {
 			marker := "  "
 			if s.Participant == name {
@@ -427,9 +436,9 @@ func printRecap(out io.Writer, r kuis.Recap) {
 	fmt.Fprintf(out, "%s: %q, %d questions, status %s, %d students on the board\n",
 		r.QuizID, r.Info.Title, r.Info.Questions, r.Info.Status, len(r.Standings))
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "rank\tstudent\tscore\tcorrect")
+	fmt.Fprintln(w, "rank\tcompetition\tstudent\tscore\tcorrect")
 	for _, s := range r.Standings {
-		fmt.Fprintf(w, "%4d\t%s\t%5d\t%7d\n", s.Rank, s.Participant, s.Score, s.Score/10)
+		fmt.Fprintf(w, "%4d\t%11d\t%s\t%5d\t%7d\n", s.Rank, s.CompetitionRank, s.Participant, s.Score, s.Score/10)
 	}
 	w.Flush()
 }

@@ -1,8 +1,8 @@
 // Command session replays the contract's reference session through kuis and
-// prints every reply in order. It runs on an in-process miniredis when
-// REDIS_ADDR is unset and on the server at REDIS_ADDR otherwise, with the same
-// output. On a real server it uses its own namespace, so it never touches the
-// contract's kuis:* keys of anyone else.
+// prints every reply in order. It runs on an in-process miniredis when neither
+// REDIS_ADDR nor REDIS_CLUSTER_ADDRS is set, and on that server otherwise,
+// with the same output. On a real server it uses its own namespace, so it
+// never touches the contract's kuis:* keys of anyone else.
 package main
 
 import (
@@ -31,22 +31,29 @@ func run(ctx context.Context) error {
 	defer closeClient()
 
 	// The contract's keys are kuis:*; a shared server gets a namespace of its own.
-	ns := kuis.WithNamespace(namespace())
-	opts := []kuis.Option{ns}
+	opts := []kuis.Option{kuis.WithNamespace(namespace())}
 	if redistest.Cluster() {
 		opts = append(opts, kuis.WithHashTag())
 	}
-
-	// Clean start, as the session's first line does.
-	if _, err := kuis.Purge(ctx, client, opts...); err != nil {
-		return err
-	}
-
-	meta, err := kuis.NewMeta(client, "kuis-01", opts...)
+	store, err := kuis.New(client, opts...)
 	if err != nil {
 		return err
 	}
-	board, err := kuis.NewBoard(client, "kuis-01", opts...)
+
+	// Clean start, as the session's first line does.
+	if _, err := store.Purge(ctx); err != nil {
+		return err
+	}
+
+	meta, err := store.Meta("kuis-01")
+	if err != nil {
+		return err
+	}
+	board, err := store.Board("kuis-01")
+	if err != nil {
+		return err
+	}
+	keys, err := store.Keys("kuis-01")
 	if err != nil {
 		return err
 	}
@@ -56,16 +63,16 @@ func run(ctx context.Context) error {
 		return err
 	}
 
-	fmt.Println("# nine correct answers in three rounds")
+	fmt.Println("# nine correct answers in three rounds, question r in round r")
 	rounds := [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}}
 	var scores []string
-	for _, round := range rounds {
+	for q, round := range rounds {
 		for _, name := range round {
-			score, err := board.RecordCorrect(ctx, name)
+			answer, err := board.RecordAnswer(ctx, name, q+1)
 			if err != nil {
 				return err
 			}
-			scores = append(scores, fmt.Sprint(score))
+			scores = append(scores, fmt.Sprint(answer.Score))
 		}
 	}
 	fmt.Println(strings.Join(scores, " "))
@@ -76,16 +83,16 @@ func run(ctx context.Context) error {
 		return err
 	}
 	for _, s := range standings {
-		fmt.Printf("%d. %s %d\n", s.Rank, s.Participant, s.Score)
+		fmt.Printf("%d. %s %d (competition rank %d)\n", s.Rank, s.Participant, s.Score, s.CompetitionRank)
 	}
 
 	fmt.Println("# own ranks")
 	for _, name := range []string{"Ali", "Dewi"} {
-		rank, err := board.Rank(ctx, name)
+		s, err := board.Standing(ctx, name)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("%s: rank %d\n", name, rank)
+		fmt.Printf("%s: rank %d, competition rank %d\n", name, s.Rank, s.CompetitionRank)
 	}
 
 	fmt.Println("# meta")
@@ -95,10 +102,11 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("judul: %s\njumlah_soal: %d\nstatus: %s\n", info.Title, info.Questions, info.Status)
 
-	fmt.Println("# TTL of both keys")
-	keys := map[string]string{"papan": board.Keys().Board(), "meta": meta.Keys().Meta()}
-	for _, name := range []string{"papan", "meta"} {
-		ttl, err := client.Do(ctx, client.B().Ttl().Key(keys[name]).Build()).AsInt64()
+	fmt.Println("# TTL of the three keys")
+	names := []string{"papan", "meta", "jawaban"}
+	byName := map[string]string{"papan": keys.Board(), "meta": keys.Meta(), "jawaban": keys.Answers()}
+	for _, name := range names {
+		ttl, err := client.Do(ctx, client.B().Ttl().Key(byName[name]).Build()).AsInt64()
 		if err != nil {
 			return err
 		}
@@ -116,17 +124,17 @@ func run(ctx context.Context) error {
 	fmt.Println("status:", status)
 
 	fmt.Println("# an answer after the finish")
-	_, err = board.RecordCorrect(ctx, "Dewi")
+	_, err = board.RecordAnswer(ctx, "Dewi", 1)
 	fmt.Println("refused:", errors.Is(err, kuis.ErrQuizFinished))
 
 	fmt.Println("# cleanup after the recap")
-	n, err := kuis.Purge(ctx, client, opts...)
+	n, err := store.Purge(ctx)
 	if err != nil {
 		return err
 	}
 	fmt.Println("deleted:", n)
-	for _, name := range []string{"papan", "meta"} {
-		typ, err := client.Do(ctx, client.B().Type().Key(keys[name]).Build()).ToString()
+	for _, name := range names {
+		typ, err := client.Do(ctx, client.B().Type().Key(byName[name]).Build()).ToString()
 		if err != nil {
 			return err
 		}

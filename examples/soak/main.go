@@ -7,9 +7,9 @@
 // Each quiz: Create; writers submit every correct answer twice (double
 // submits, some at the same moment) with RecordAnswer, retrying transient
 // errors, while a reader polls the board with and without the client-side
-// cache; Finish; one late answer that must be refused; TakeRecap compared with
-// the tally; PurgeQuiz whose archive refuses a recap that differs from the
-// tally; then the next quiz. It prints the operations done, errors by kind and
+// cache; Finish; one late answer that must be refused; Recap compared with
+// the tally; Audit, which must find nothing; PurgeQuiz whose archive refuses a
+// recap that differs from the tally; then the next quiz. It prints the operations done, errors by kind and
 // lost=<n> doubled=<n> (answers), and exits 1 if either is not 0 or a check
 // failed. It works in a namespace of its own and purges it at the end.
 package main
@@ -56,9 +56,16 @@ func main() {
 		client: client, ns: namespace(), participants: *participants, questions: *questions, writers: *writers,
 		ops: map[string]int64{}, errs: map[string]int64{},
 	}
-	s.opts = []kuis.Option{kuis.WithNamespace(s.ns)}
+	// Two Stores on one client: the writes and checked reads, and the students'
+	// screens through the client-side cache.
+	if s.store, err = kuis.New(client, kuis.WithNamespace(s.ns)); err != nil {
+		log.Fatal(err)
+	}
+	if s.cached, err = kuis.New(client, kuis.WithNamespace(s.ns), kuis.WithClientCache(time.Second)); err != nil {
+		log.Fatal(err)
+	}
 	defer func() {
-		n, err := kuis.Purge(context.Background(), client, s.opts...)
+		n, err := s.store.Purge(context.Background())
 		fmt.Printf("cleanup: purged %d leftover keys of %s:* (err %v)\n", n, s.ns, err)
 	}()
 
@@ -96,7 +103,7 @@ func namespace() string {
 type soak struct {
 	client                            rueidis.Client
 	ns                                string
-	opts                              []kuis.Option
+	store, cached                     *kuis.Store
 	participants, questions, writers  int
 	lives                             atomic.Int64
 	lost, doubled, failed, answerSent atomic.Int64
@@ -179,24 +186,24 @@ type pair struct {
 func (s *soak) life(id string) {
 	s.lives.Add(1)
 	rng := mrand.New(mrand.NewPCG(uint64(time.Now().UnixNano()), uint64(len(id))))
-	meta, err := kuis.NewMeta(s.client, id, s.opts...)
+	meta, err := s.store.Meta(id)
 	if err != nil {
-		s.check(id, "NewMeta: %v", err)
+		s.check(id, "Meta: %v", err)
 		return
 	}
-	board, err := kuis.NewBoard(s.client, id, s.opts...)
+	board, err := s.store.Board(id)
 	if err != nil {
-		s.check(id, "NewBoard: %v", err)
+		s.check(id, "Board: %v", err)
 		return
 	}
-	cached, err := kuis.NewBoard(s.client, id, append(s.opts, kuis.WithClientCache(time.Second))...)
+	cached, err := s.cached.Board(id)
 	if err != nil {
-		s.check(id, "NewBoard cached: %v", err)
+		s.check(id, "Board (cached): %v", err)
 		return
 	}
-	cmeta, err := kuis.NewMeta(s.client, id, append(s.opts, kuis.WithClientCache(time.Second))...)
+	cmeta, err := s.cached.Meta(id)
 	if err != nil {
-		s.check(id, "NewMeta cached: %v", err)
+		s.check(id, "Meta (cached): %v", err)
 		return
 	}
 
@@ -307,12 +314,12 @@ func (s *soak) life(id string) {
 	}
 
 	var recap kuis.Recap
-	if err := s.retry("TakeRecap", func(ctx context.Context) error {
+	if err := s.retry("Recap", func(ctx context.Context) error {
 		var err error
-		recap, err = kuis.TakeRecap(ctx, s.client, id, s.opts...)
+		recap, err = s.store.Recap(ctx, id)
 		return err
 	}); err != nil {
-		s.check(id, "TakeRecap: %v", err)
+		s.check(id, "Recap: %v", err)
 		return
 	}
 	lost, doubled := compare(tally, recap)
@@ -320,6 +327,16 @@ func (s *soak) life(id string) {
 	s.doubled.Add(doubled)
 	if lost != 0 || doubled != 0 {
 		s.check(id, "recap differs from the tally: lost %d, doubled %d answers", lost, doubled)
+	}
+	var violations []kuis.Violation
+	if err := s.retry("Audit", func(ctx context.Context) error {
+		var err error
+		violations, err = s.store.Audit(ctx, id)
+		return err
+	}); err != nil {
+		s.check(id, "Audit: %v", err)
+	} else if len(violations) > 0 {
+		s.check(id, "Audit: %v", violations)
 	}
 
 	// The guard: the archive accepts only a recap equal to the tally.
@@ -335,7 +352,7 @@ func (s *soak) life(id string) {
 	if err := s.retry("PurgeQuiz", func(ctx context.Context) error {
 		var err error
 		attempts++
-		purged, err = kuis.PurgeQuiz(ctx, s.client, id, archive, s.opts...)
+		purged, err = s.store.PurgeQuiz(ctx, id, archive)
 		if errors.Is(err, kuis.ErrQuizNotFound) && attempts > 1 {
 			// An earlier attempt's delete was applied and its reply lost: check below.
 			return nil
@@ -345,7 +362,11 @@ func (s *soak) life(id string) {
 		s.check(id, "PurgeQuiz: %v", err)
 		return
 	}
-	k := meta.Keys()
+	k, err := s.store.Keys(id)
+	if err != nil {
+		s.check(id, "Keys: %v", err)
+		return
+	}
 	n, err := s.client.Do(context.Background(), s.client.B().Exists().Key(k.Meta(), k.Board(), k.Answers()).Build()).AsInt64()
 	if err != nil || n != 0 {
 		s.check(id, "after PurgeQuiz (%d deleted) EXISTS = %d, %v; want 0", purged, n, err)
@@ -375,21 +396,26 @@ func (s *soak) read(id string, board, cached *kuis.Board, cmeta *kuis.Meta, tall
 		}
 	}
 	name := fmt.Sprintf("murid-%02d", rng.IntN(s.participants))
-	if _, err := cached.Rank(ctx, name); err != nil && !errors.Is(err, kuis.ErrNotOnBoard) {
-		s.fail("Rank (cached)", err)
-	} else {
-		s.op("Rank (cached)")
-	}
-	if sc, err := board.Score(ctx, name); err == nil {
-		s.op("Score")
-		if sc > tally[name] {
-			s.doubled.Add(1)
-			s.check(id, "Score(%s) = %d, tally %d", name, sc, tally[name])
+	for _, v := range []struct {
+		op string
+		b  *kuis.Board
+	}{{"Standing", board}, {"Standing (cached)", cached}} {
+		st, err := v.b.Standing(ctx, name)
+		switch {
+		case errors.Is(err, kuis.ErrNotOnBoard):
+			s.op(v.op)
+		case err != nil:
+			s.fail(v.op, err)
+		default:
+			s.op(v.op)
+			if st.Score > tally[name] {
+				s.doubled.Add(1)
+				s.check(id, "%s(%s) = %+v, tally %d", v.op, name, st, tally[name])
+			}
+			if st.CompetitionRank < 1 || st.CompetitionRank > st.Rank {
+				s.check(id, "%s(%s) = %+v: competition rank outside 1 to rank", v.op, name, st)
+			}
 		}
-	} else if !errors.Is(err, kuis.ErrNotOnBoard) {
-		s.fail("Score", err)
-	} else {
-		s.op("Score")
 	}
 	if _, err := cmeta.Get(ctx); err != nil {
 		s.fail("Meta.Get (cached)", err)
