@@ -215,7 +215,7 @@ func TestACLTeacherRole(t *testing.T) {
 		refusedCall{"RecordAnswers", func() error {
 			res, err := tb.RecordAnswers(e.ctx, []kuis.AnswerInput{{"Eka", 2}, {"Dewi", 1}})
 			if err != nil {
-				return fmt.Errorf("call error %v", err) // the refusals are the entries'
+				return fmt.Errorf("call error %w", err) // the refusals are the entries'
 			}
 			for _, r := range res {
 				if !isForbidden(r.Err) {

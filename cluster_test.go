@@ -51,7 +51,11 @@ func TestNewNeedsHashTagOnClusterClient(t *testing.T) {
 			if err := meta.Create(ctx, "Kuis", 3); err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(func() { s.Purge(context.Background()) })
+			t.Cleanup(func() {
+				if _, err := s.Purge(context.Background()); err != nil {
+					t.Logf("cleanup purge: %v", err)
+				}
+			})
 			if a, err := b.RecordAnswer(ctx, "Ali", 1); err != nil || a != (kuis.Answer{Score: 10}) {
 				t.Errorf("RecordAnswer = %+v, %v; want score 10", a, err)
 			}

@@ -228,8 +228,8 @@ func (b *Board) rangeByRank(ctx context.Context, start, stop int64) ([]Standing,
 // +inf (O(log N)).
 func (b *Board) higher(ctx context.Context, score float64) (int64, error) {
 	k := b.q.keys.board
-	min := "(" + strconv.FormatFloat(score, 'f', -1, 64)
-	n, err := b.q.readOne(ctx, b.q.client.B().Zcount().Key(k).Min(min).Max("+inf").Cache()).AsInt64()
+	above := "(" + strconv.FormatFloat(score, 'f', -1, 64)
+	n, err := b.q.readOne(ctx, b.q.client.B().Zcount().Key(k).Min(above).Max("+inf").Cache()).AsInt64()
 	if err != nil {
 		return 0, b.q.fail(err, "", k)
 	}

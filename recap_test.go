@@ -83,7 +83,7 @@ func TestRecapErrors(t *testing.T) {
 	e := newEnv(t)
 	for _, tt := range tests {
 		id := quizID()
-		if tt.wantErr == kuis.ErrCorrupt {
+		if errors.Is(tt.wantErr, kuis.ErrCorrupt) {
 			id, _, _ = e.reference()
 		}
 		k := e.keys(id)

@@ -35,8 +35,8 @@ func validID(s string) bool {
 
 // validText reports whether s is non-empty valid UTF-8 of at most max bytes
 // without control characters: the rule for participant names and titles.
-func validText(s string, max int) bool {
-	if len(s) == 0 || len(s) > max || !utf8.ValidString(s) {
+func validText(s string, maxLen int) bool {
+	if len(s) == 0 || len(s) > maxLen || !utf8.ValidString(s) {
 		return false
 	}
 	for _, r := range s {

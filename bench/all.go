@@ -134,7 +134,7 @@ func (r *runner) all(cfg config) (Result, map[string]string, error) {
 		return res, labels, err
 	}
 	res.Purge1mS, res.PurgeMaxPingMs = secs, worst
-	labels["purge_1m_s"] = fmt.Sprintf("kuis.Purge of the namespace: %d keys (%d filler keys and the run's boards)", deleted, cfg.purgeKeys)
+	labels["purge_1m_s"] = fmt.Sprintf("Store.Purge of the namespace: %d keys (%d filler keys and the run's boards)", deleted, cfg.purgeKeys)
 	return res, labels, nil
 }
 

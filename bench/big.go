@@ -141,7 +141,7 @@ func (r *runner) fillKeys(n int) error {
 	return err
 }
 
-// purge times kuis.Purge of the whole namespace while a second client, on its
+// purge times Store.Purge of the whole namespace while a second client, on its
 // own connection, PINGs every millisecond; it returns the purge's seconds, the
 // worst PING round trip in milliseconds and the number of keys deleted.
 func (r *runner) purge(pinger rueidis.Client) (secs, worstMs float64, deleted int64, err error) {

@@ -35,10 +35,17 @@ func (r *runner) sweep(w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// The clients live until the sweep ends: close them all then.
+	var closers []func()
+	defer func() {
+		for _, c := range closers {
+			c()
+		}
+	}()
 	for _, v := range vs {
 		if v.set == nil {
 			rdb := newGoredis(r.addr)
-			defer rdb.Close()
+			closers = append(closers, func() { rdb.Close() })
 			v.fn = r.goredisScript(rdb, keys, 0).fn
 			continue
 		}
@@ -48,7 +55,7 @@ func (r *runner) sweep(w io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", v.name, err)
 		}
-		defer c.Close()
+		closers = append(closers, c.Close)
 		store, err := kuis.New(c, kuis.WithNamespace(r.ns))
 		if err != nil {
 			return err

@@ -95,7 +95,11 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 		return err
 	}
 	// Whatever happens below, leave a shared server as we found it.
-	defer store.Purge(context.Background())
+	defer func() {
+		if _, err := store.Purge(context.Background()); err != nil {
+			log.Printf("cleanup purge: %v", err)
+		}
+	}()
 
 	meta, err := store.Meta(quizID)
 	if err != nil {
@@ -143,7 +147,7 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 	}
 	_, err = board.RecordAnswer(ctx, latecomer, 1)
 	if !errors.Is(err, kuis.ErrQuizFinished) {
-		return fmt.Errorf("late answer: got %v, want %v", err, kuis.ErrQuizFinished)
+		return fmt.Errorf("late answer: got %w, want %w", err, kuis.ErrQuizFinished)
 	}
 	fmt.Fprintf(out, "%s answers question 1 too late: %v\n", latecomer, err)
 
@@ -245,12 +249,12 @@ func planClass(seed uint64) []plan {
 				continue
 			}
 			how := once
-			switch r := rng.IntN(10); {
-			case r == 0:
+			switch rng.IntN(10) {
+			case 0:
 				how = doubleTap
-			case r == 1:
+			case 1:
 				how = lostReply
-			case r == 2:
+			case 2:
 				how = timedOut
 			}
 			p.submissions = append(p.submissions, submission{question: q, how: how})
@@ -326,7 +330,7 @@ func (t *tally) answer(ctx context.Context, board *kuis.Board, p plan) error {
 			_, err := board.RecordAnswer(expired, p.student, s.question)
 			cancel()
 			if !errors.Is(err, context.DeadlineExceeded) {
-				return fmt.Errorf("question %d with an expired deadline: got %v, want %v", s.question, err, context.DeadlineExceeded)
+				return fmt.Errorf("question %d with an expired deadline: got %w, want %w", s.question, err, context.DeadlineExceeded)
 			}
 			t.timedOut.Add(1)
 		}

@@ -33,7 +33,11 @@ import (
 	"github.com/redis/rueidis"
 )
 
-func main() {
+func main() { os.Exit(run()) }
+
+// run is the whole soak; its result is the exit code, returned rather than
+// exited with so that the deferred cleanup runs.
+func run() int {
 	defaultAddr := os.Getenv("REDIS_ADDR")
 	if defaultAddr == "" {
 		defaultAddr = "127.0.0.1:6379"
@@ -50,20 +54,20 @@ func main() {
 	if err != nil {
 		log.Fatalf("connect to %s: %v", *addr, err)
 	}
-	defer client.Close()
-
 	s := &soak{
 		client: client, ns: namespace(), participants: *participants, questions: *questions, writers: *writers,
 		ops: map[string]int64{}, errs: map[string]int64{},
 	}
 	// Two Stores on one client: the writes and checked reads, and the students'
 	// screens through the client-side cache.
-	if s.store, err = kuis.New(client, kuis.WithNamespace(s.ns)); err != nil {
+	if s.store, err = kuis.New(client, kuis.WithNamespace(s.ns)); err == nil {
+		s.cached, err = kuis.New(client, kuis.WithNamespace(s.ns), kuis.WithClientCache(time.Second))
+	}
+	if err != nil {
+		client.Close()
 		log.Fatal(err)
 	}
-	if s.cached, err = kuis.New(client, kuis.WithNamespace(s.ns), kuis.WithClientCache(time.Second)); err != nil {
-		log.Fatal(err)
-	}
+	defer client.Close()
 	defer func() {
 		n, err := s.store.Purge(context.Background())
 		fmt.Printf("cleanup: purged %d leftover keys of %s:* (err %v)\n", n, s.ns, err)
@@ -86,8 +90,9 @@ func main() {
 	wg.Wait()
 	s.report(time.Since(start))
 	if s.lost.Load() != 0 || s.doubled.Load() != 0 || s.failed.Load() != 0 {
-		os.Exit(1)
+		return 1
 	}
+	return 0
 }
 
 // namespace is "soak" + 8 random hex characters: never the contract's "kuis".

@@ -46,7 +46,9 @@ func TestNamespace(t *testing.T) {
 func TestMiniredis(t *testing.T) {
 	m, c := Miniredis(t)
 	key := Namespace(t) + ":k"
-	m.Set(key, "v")
+	if err := m.Set(key, "v"); err != nil {
+		t.Fatal(err)
+	}
 	got, err := c.Do(context.Background(), c.B().Get().Key(key).Build()).ToString()
 	if err != nil || got != "v" {
 		t.Fatalf("GET %s = %q, %v; want v", key, got, err)
