@@ -39,8 +39,10 @@ var clientBase = []string{
 // RoleApp may record answers (RecordAnswer, RecordAnswers) and run every Board
 // and Meta read, and Recap; Meta.Create, Meta.Finish, Purge, PurgeQuiz and any key outside
 // the namespace are refused (ErrForbidden). RoleTeacher may create and finish
-// quizzes, read everything, Audit, Recap, Purge and PurgeQuiz, and never
-// change a score: the record scripts answer ErrForbidden. Scripts run with the caller's rights, so each
+// quizzes, read everything, Audit, Recap, Repair, Purge and PurgeQuiz, and
+// never record an answer: the record scripts answer ErrForbidden. Repair
+// needs ZADD and ZREM on the board and order set, so a teacher user can also
+// send those directly; RoleApp is refused Repair. Scripts run with the caller's rights, so each
 // role also holds, at top level, the commands its scripts call: an app user can
 // send ZINCRBY on the board directly, by any amount; the ACL cannot forbid
 // that without forbidding the script too.
@@ -53,32 +55,36 @@ func ACLRules(role Role, opts ...Option) []string {
 	}
 	ns := o.namespace
 	board, meta, answers := "~"+ns+":papan:*", "~"+ns+":meta:*", "~"+ns+":jawaban:*"
+	log, order := "~"+ns+":catatan:*", "~"+ns+":urutan:*"
 	var rules []string
 	switch role {
 	case RoleApp:
-		rules = []string{"resetkeys", "resetchannels", board, answers, "%R" + meta}
+		rules = []string{"resetkeys", "resetchannels", board, answers, log, order, "%R" + meta}
 		rules = append(rules, clientBase...)
 		rules = append(rules,
-			// Board and meta reads, Board.Standing's script included.
+			// Board and meta reads, the Standing and Recap scripts included.
 			"+hlen", "+zrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+hgetall",
+			"+smembers", "+xrange",
 			// What the record scripts call.
-			"+hmget", "+exists", "+zincrby", "+sismember", "+sadd",
+			"+hmget", "+exists", "+zincrby", "+sismember", "+sadd", "+xadd", "+xlen", "+zadd",
 			// EVAL declares every key read-write; this selector lets the
 			// scripts name meta, while the commands inside stay checked above.
-			"("+board+" "+answers+" "+meta+" +evalsha +eval +evalsha_ro +eval_ro)")
+			"("+board+" "+answers+" "+log+" "+order+" "+meta+" +evalsha +eval +evalsha_ro +eval_ro)")
 	case RoleTeacher:
-		rules = []string{"resetkeys", "resetchannels", meta, "%R" + board, "%R" + answers}
+		rules = []string{"resetkeys", "resetchannels", meta, "%R" + board, "%R" + answers, "%R" + log, "%R" + order}
 		rules = append(rules, clientBase...)
 		rules = append(rules,
 			// Reads of meta, board and answers, Audit included.
 			"+hlen", "+hmget", "+hgetall", "+exists", "+type",
 			"+zrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+smembers", "+sismember",
+			"+xrange", "+xlen", "+scard", "+sscan", "+zscan",
 			// What the create and finish scripts write.
 			"+hset",
 			// Purge: SCAN on every primary (ROLE finds them).
 			"+scan", "+role",
-			// Scripts, and the deletes of Purge and PurgeQuiz, on the whole namespace.
-			"(~"+ns+":* +evalsha +eval +evalsha_ro +eval_ro +unlink)")
+			// Scripts, the deletes of Purge and PurgeQuiz, and Repair's
+			// corrections, on the whole namespace.
+			"(~"+ns+":* +evalsha +eval +evalsha_ro +eval_ro +unlink +zadd +zrem)")
 	default:
 		return nil
 	}

@@ -15,7 +15,7 @@ type Violation struct {
 	// Key is the key that breaks the contract.
 	Key string `json:"key"`
 	// Rule names the broken rule: "exists", "type", "ttl", "field", "judul",
-	// "jumlah_soal", "status", "score", "member" or "answer".
+	// "jumlah_soal", "status", "score", "member", "answer", "log" or "order".
 	Rule string `json:"rule"`
 	// Detail says what was found, naming the field or member.
 	Detail string `json:"detail"`
@@ -40,6 +40,12 @@ var contractRows = []contractRow{
 	{Keys.Answers, "set", "quiz application", "quiz application and teacher (audit)",
 		"member = `<question>:<participant>` per counted answer",
 		"one key per quiz, one member per counted answer"},
+	{Keys.Log, "stream", "quiz application", "teacher (recap, audit) and quiz application",
+		"one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3)",
+		"one key per quiz, one entry per counted answer"},
+	{Keys.Order, "sorted set", "quiz application (teacher: Repair)", "students and teacher",
+		"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time (revision 3)",
+		"one key per quiz, one member per participant"},
 }
 
 // ContractTable returns the contract's key table as Markdown,
@@ -70,20 +76,25 @@ func ContractTable(opts ...Option) (string, error) {
 // unexpected meta fields, an invalid judul, a jumlah_soal that is not a
 // positive integer, an unknown status, a score that is not a non-negative
 // multiple of 10, an invalid participant name, a malformed answer member or
-// one above jumlah_soal, and any participant whose score is not exactly 10 x
+// one above jumlah_soal, any participant whose score is not exactly 10 x
 // their counted answers (RecordAnswer is the only way to earn points), either
-// way.
+// way, and then the answer log and the order set (revision 3): a log entry
+// whose answer is not counted or is logged twice, a counted answer without an
+// entry, a missing log or order set (a quiz written before they existed), and
+// an order set that does not place exactly the board's members by their
+// answers and latest logged time.
 //
-// Commands: TYPE and PTTL of the three keys, HGETALL meta, ZRANGE board 0 -1
-// WITHSCORES, SMEMBERS answers: O(N) in the board and answers, so run it when
-// auditing, not on every request. A quiz none of whose keys exist is
+// Commands: TYPE and PTTL of the five keys, HGETALL meta, ZRANGE board 0 -1
+// WITHSCORES, SMEMBERS answers, XRANGE log in pages, ZRANGE order 0 -1
+// WITHSCORES: O(N) in the board and answers, so run it when auditing, not on
+// every request. A quiz none of whose keys exist is
 // ErrQuizNotFound; an invalid quiz ID ErrInvalidQuizID.
 func (s *Store) Audit(ctx context.Context, quizID string) ([]Violation, error) {
 	q, err := s.quiz(quizID)
 	if err != nil {
 		return nil, err
 	}
-	a := auditor{q: q, found: []Violation{}}
+	a := auditor{q: q, found: []Violation{}, pairs: map[string]bool{}}
 	return a.run(ctx)
 }
 
@@ -91,6 +102,7 @@ func (s *Store) Audit(ctx context.Context, quizID string) ([]Violation, error) {
 type auditor struct {
 	q     quiz
 	found []Violation
+	pairs map[string]bool // the answers set's well-formed members
 }
 
 func (a *auditor) add(key, rule, format string, args ...any) {
@@ -104,7 +116,7 @@ func (a *auditor) do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisRe
 
 func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 	k, c := a.q.keys, a.q.client
-	want := map[string]string{k.meta: "hash", k.board: "zset", k.answers: "set"}
+	want := map[string]string{k.meta: "hash", k.board: "zset", k.answers: "set", k.log: "stream", k.order: "zset"}
 	types := map[string]string{}
 	var present int
 	for _, key := range k.all() {
@@ -165,7 +177,103 @@ func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 	if scores != nil {
 		a.scores(scores, counted)
 	}
+	var latest map[string]int64 // nil: no usable log, so the order set's times are not checked
+	switch types[k.log] {
+	case "stream":
+		var err error
+		if latest, err = a.log(ctx); err != nil {
+			return nil, err
+		}
+	case "none":
+		if len(a.pairs) > 0 {
+			a.add(k.log, "exists", "missing while %d answers are counted: they have no time (written before the answer log)", len(a.pairs))
+		}
+	}
+	switch types[k.order] {
+	case "zset":
+		if scores != nil {
+			if err := a.order(ctx, scores, counted, latest); err != nil {
+				return nil, err
+			}
+		}
+	case "none":
+		if len(scores) > 0 {
+			a.add(k.order, "exists", "missing while the board has %d members: TiesByTime reads name order until Repair", len(scores))
+		}
+	}
 	return a.found, nil
+}
+
+// log checks every entry against the answers set, and every counted answer
+// for an entry, and returns each participant's latest time.
+func (a *auditor) log(ctx context.Context) (map[string]int64, error) {
+	key := a.q.keys.log
+	latest := map[string]int64{}
+	logged := map[string]bool{}
+	_, err := a.q.readLog(ctx, func(e rueidis.XRangeEntry, ms int64) {
+		q, p := e.FieldValues[logQuestion], e.FieldValues[logParticipant]
+		pair := q + ":" + p
+		switch _, _, ok := answerPair(pair); {
+		case !ok:
+			a.add(key, "log", "entry %s has no valid %s and %s", e.ID, logParticipant, logQuestion)
+			return
+		case logged[pair]:
+			a.add(key, "log", "entry %s logs answer %s a second time", e.ID, quote(pair))
+		case !a.pairs[pair]:
+			a.add(key, "log", "entry %s logs answer %s, which the answers set does not hold", e.ID, quote(pair))
+		}
+		logged[pair] = true
+		latest[p] = ms
+	})
+	if err != nil {
+		return nil, err
+	}
+	unlogged := make([]string, 0, len(a.pairs))
+	for pair := range a.pairs {
+		if !logged[pair] {
+			unlogged = append(unlogged, pair)
+		}
+	}
+	sort.Strings(unlogged)
+	for _, pair := range unlogged {
+		a.add(key, "log", "answer %s is counted but not logged", quote(pair))
+	}
+	return latest, nil
+}
+
+// order checks that the order set places exactly the board's members, each
+// by their counted answers and, when the log is usable, its latest time.
+func (a *auditor) order(ctx context.Context, scores, counted, latest map[string]int64) error {
+	key := a.q.keys.order
+	zs, err := a.do(ctx, a.q.client.B().Zrange().Key(key).Min("0").Max("-1").Withscores().Build()).AsZScores()
+	if err != nil {
+		return a.q.fail(err, "", key)
+	}
+	placed := make(map[string]bool, len(zs))
+	for _, z := range zs {
+		placed[z.Member] = true
+		n := counted[z.Member]
+		switch _, onBoard := scores[z.Member]; {
+		case !onBoard:
+			a.add(key, "order", "member %s is not on the board", quote(z.Member))
+		case latest != nil && z.Score != float64(orderPlace(n, latest[z.Member])):
+			a.add(key, "order", "member %s has score %.0f, want %d for %d answers, the latest at %d ms",
+				quote(z.Member), z.Score, orderPlace(n, latest[z.Member]), n, latest[z.Member])
+		case latest == nil && int64(z.Score)/orderUnit != min(n, 2047):
+			a.add(key, "order", "member %s is placed for %d answers, want %d", quote(z.Member), int64(z.Score)/orderUnit, n)
+		}
+	}
+	names := make([]string, 0, len(scores))
+	for p := range scores {
+		if !placed[p] {
+			names = append(names, p)
+		}
+	}
+	sort.Strings(names)
+	for _, p := range names {
+		a.add(key, "order", "board member %s has no place", quote(p))
+	}
+	return nil
 }
 
 // meta checks the hash's fields and returns jumlah_soal (0 if invalid).
@@ -253,6 +361,7 @@ func (a *auditor) answers(ctx context.Context, questions int) (map[string]int64,
 			a.add(key, "answer", "member %s answers question %d of %d", quote(m), n, questions)
 		}
 		counted[participant]++
+		a.pairs[m] = true
 	}
 	return counted, nil
 }

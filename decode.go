@@ -73,14 +73,14 @@ func decodeScore(key, member string, f float64) (int64, error) {
 	return int64(f), nil
 }
 
-// decodeStandings turns ZRANGE ... REV WITHSCORES into standings whose
+// decodeStandings turns ZRANGE ... REV WITHSCORES of r's set into standings whose
 // display rank starts at first. Competition ranks are counted from the first
 // standing, as if it began a group of equal scores: a caller whose range
 // starts inside a group corrects them (Board.rangeByRank).
-func decodeStandings(key string, zs []rueidis.ZScore, first int) ([]Standing, error) {
+func decodeStandings(r ranking, zs []rueidis.ZScore, first int) ([]Standing, error) {
 	out := make([]Standing, len(zs))
 	for i, z := range zs {
-		score, err := decodeScore(key, z.Member, z.Score)
+		score, err := r.points(z.Member, z.Score)
 		if err != nil {
 			return nil, err
 		}

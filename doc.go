@@ -8,7 +8,8 @@
 // [New] validates a rueidis client and the options once and returns a
 // [Store], the one entry value: it hands out the handles of a quiz and runs
 // the operations on a whole quiz or namespace ([Store.Recap],
-// [Store.PurgeQuiz], [Store.Purge], [Store.Quizzes], [Store.Audit]).
+// [Store.PurgeQuiz], [Store.Purge], [Store.Quizzes], [Store.Audit],
+// [Store.Repair]).
 //
 // # Key schema
 //
@@ -17,6 +18,8 @@
 //	kuis:papan:kuis-01    sorted set  member = participant, score = points (10 per correct answer)
 //	kuis:meta:kuis-01     hash        judul, jumlah_soal, status (berjalan | selesai)
 //	kuis:jawaban:kuis-01  set         "<question>:<participant>" per counted answer
+//	kuis:catatan:kuis-01  stream      one entry per counted answer (peserta, soal, skor), its ID the server's time
+//	kuis:urutan:kuis-01   sorted set  participant by points, then time of the latest answer ([WithTies])
 //
 // No key ever has a TTL: the end of a quiz's data is a decision
 // ([Store.PurgeQuiz], [Store.Purge]), not a timer. [WithNamespace] changes the

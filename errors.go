@@ -22,6 +22,8 @@ var (
 	ErrInvalidQuizID = errors.New("kuis: invalid quiz ID")
 	// ErrInvalidNamespace: the same rule as ErrInvalidQuizID, for WithNamespace.
 	ErrInvalidNamespace = errors.New("kuis: invalid namespace")
+	// ErrInvalidOption: an option outside its documented values (WithTies).
+	ErrInvalidOption = errors.New("kuis: invalid option")
 	// ErrInvalidParticipant: a participant name that is empty, longer than 64
 	// bytes, not valid UTF-8, or holds a control character. Returned before any I/O.
 	ErrInvalidParticipant = errors.New("kuis: invalid participant")

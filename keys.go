@@ -21,6 +21,8 @@ type options struct {
 	// cacheTTL > 0 serves plain reads from rueidis' client-side cache for at most
 	// that long. Default 0: every read goes to the server.
 	cacheTTL time.Duration
+	// ties orders equal scores in every read. Default TiesByName: the contract's order.
+	ties TieOrder
 	// scanCount is the COUNT hint of every SCAN page: large enough to keep round
 	// trips few, small enough that no UNLINK batch stalls the server. Tests vary it.
 	scanCount int64
@@ -61,6 +63,30 @@ func WithClientCache(ttl time.Duration) Option {
 	return func(o *options) { o.cacheTTL = ttl }
 }
 
+// TieOrder is how the reads order participants with equal scores.
+type TieOrder int
+
+// The tie orders. CompetitionRank is the same in both: equal scores share it.
+const (
+	// TiesByName is the contract's order, Redis's own: equal scores in reverse
+	// byte order of names (Citra before Ali).
+	TiesByName TieOrder = iota
+	// TiesByTime puts first, among equal scores, the participant whose latest
+	// counted answer came first, by the Redis server's clock (exact ties in
+	// time fall back to name order). It reads the quiz's order set instead of
+	// its board, at the same cost. A quiz whose order set does not hold every
+	// participant on the board (one written before the answer log existed, or
+	// one whose board was changed behind the library's back) is read in name
+	// order until Store.Repair completes its order set.
+	TiesByTime
+)
+
+// WithTies sets how Board.Standings, Page, Around and Standing, and Recap,
+// order equal scores (default TiesByName).
+func WithTies(order TieOrder) Option {
+	return func(o *options) { o.ties = order }
+}
+
 // withScanCount sets the SCAN page size hint; tests use it (export_test.go)
 // to prove Purge and Quizzes correct for any paging.
 func withScanCount(n int64) Option {
@@ -79,6 +105,9 @@ func resolve(opts []Option) (options, error) {
 			opt(&o)
 		}
 	}
+	if o.ties != TiesByName && o.ties != TiesByTime {
+		return o, fmt.Errorf("%w: tie order %d", ErrInvalidOption, o.ties)
+	}
 	if !validID(o.namespace) {
 		return o, fmt.Errorf("%w: %s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
 			ErrInvalidNamespace, quote(o.namespace), maxIDLen)
@@ -93,6 +122,8 @@ type Keys struct {
 	board   string
 	meta    string
 	answers string
+	log     string
+	order   string
 }
 
 // keysFor validates quizID: 1 to 64 bytes of ASCII letters, digits, '-', '_'
@@ -118,6 +149,8 @@ func keyNames(o options, quizID string) Keys {
 		board:   o.namespace + ":papan:" + id,
 		meta:    o.namespace + ":meta:" + id,
 		answers: o.namespace + ":jawaban:" + id,
+		log:     o.namespace + ":catatan:" + id,
+		order:   o.namespace + ":urutan:" + id,
 	}
 }
 
@@ -134,8 +167,16 @@ func (k Keys) Meta() string { return k.meta }
 // RecordAnswer exactly-once: "kuis:jawaban:kuis-01".
 func (k Keys) Answers() string { return k.answers }
 
+// Log is the stream of counted answers, one entry per answer in the order
+// counted, its ID holding the server's time: "kuis:catatan:kuis-01".
+func (k Keys) Log() string { return k.log }
+
+// Order is the sorted set that orders the board by points, then by the time
+// of each participant's latest counted answer: "kuis:urutan:kuis-01".
+func (k Keys) Order() string { return k.order }
+
 // all lists every key of the quiz, in the order the scripts take them.
-func (k Keys) all() []string { return []string{k.meta, k.board, k.answers} }
+func (k Keys) all() []string { return []string{k.meta, k.board, k.answers, k.log, k.order} }
 
 // quizIDFromMeta returns the quiz ID of a meta key in the form the options
 // select, or false for a key of another namespace or form.

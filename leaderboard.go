@@ -77,7 +77,9 @@ func (b *Board) Around(ctx context.Context, participant string, radius int) ([]S
 	if radius < 0 || radius > maxRadius {
 		return nil, fmt.Errorf("%w: %s: radius %d (want 0 to %d)", ErrInvalidRange, b.q.about(participant), radius, maxRadius)
 	}
-	res, err := b.q.read(ctx, b.q.client.B().Zrevrank().Key(b.q.keys.board).Member(participant).Cache())
+	_, res, err := b.readRanked(ctx, func(key string) []rueidis.Cacheable {
+		return []rueidis.Cacheable{b.q.client.B().Zrevrank().Key(key).Member(participant).Cache()}
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -103,34 +105,42 @@ func (b *Board) Standing(ctx context.Context, participant string) (Standing, err
 		return b.cachedStanding(ctx, participant)
 	}
 	k := b.q.keys
-	reply, err := script.Standing.Exec(ctx, b.q.client, []string{k.meta, k.board}, []string{participant}).ToArray()
+	mode := ""
+	if b.q.opts.ties == TiesByTime {
+		mode = "time"
+	}
+	reply, err := script.Standing.Exec(ctx, b.q.client, []string{k.meta, k.board, k.order}, []string{participant, mode}).ToArray()
 	if err != nil {
 		return Standing{}, b.memberError(err, participant)
 	}
-	if len(reply) != 3 {
-		return Standing{}, fmt.Errorf("kuis: %s: standing reply of %d elements, want 3", b.q.about(participant), len(reply))
+	if len(reply) != 4 {
+		return Standing{}, fmt.Errorf("kuis: %s: standing reply of %d elements, want 4", b.q.about(participant), len(reply))
 	}
 	score, err := reply[0].AsFloat64()
 	if err != nil {
 		return Standing{}, b.q.fail(err, participant, k.board)
 	}
-	pos, err := reply[1].AsInt64()
-	if err != nil {
-		return Standing{}, b.q.fail(err, participant, k.board)
+	var nums [3]int64 // position, higher, by time
+	for i := range nums {
+		if nums[i], err = reply[i+1].AsInt64(); err != nil {
+			return Standing{}, b.q.fail(err, participant, k.board)
+		}
 	}
-	higher, err := reply[2].AsInt64()
-	if err != nil {
-		return Standing{}, b.q.fail(err, participant, k.board)
+	r := ranking{key: k.board}
+	if nums[2] == 1 {
+		r = ranking{key: k.order, byTime: true}
 	}
-	return b.standing(participant, score, pos, higher)
+	return b.standing(r, participant, score, nums[0], nums[1])
 }
 
 // cachedStanding is Standing through the client-side cache.
 func (b *Board) cachedStanding(ctx context.Context, participant string) (Standing, error) {
-	k := b.q.keys.board
-	res, err := b.q.read(ctx,
-		b.q.client.B().Zscore().Key(k).Member(participant).Cache(),
-		b.q.client.B().Zrevrank().Key(k).Member(participant).Cache())
+	r, res, err := b.readRanked(ctx, func(key string) []rueidis.Cacheable {
+		return []rueidis.Cacheable{
+			b.q.client.B().Zscore().Key(key).Member(participant).Cache(),
+			b.q.client.B().Zrevrank().Key(key).Member(participant).Cache(),
+		}
+	})
 	if err != nil {
 		return Standing{}, err
 	}
@@ -142,19 +152,23 @@ func (b *Board) cachedStanding(ctx context.Context, participant string) (Standin
 	if err != nil {
 		return Standing{}, b.memberError(err, participant)
 	}
-	higher, err := b.higher(ctx, score)
+	points, err := r.points(participant, score)
 	if err != nil {
 		return Standing{}, err
 	}
-	return b.standing(participant, score, pos, higher)
+	higher, err := b.higher(ctx, r, points)
+	if err != nil {
+		return Standing{}, err
+	}
+	return b.standing(r, participant, score, pos, higher)
 }
 
 // standing decodes one participant's numbers. higher (the members with a
 // higher score) is at most pos in one consistent view; cached entries of
 // different moments could say otherwise, and the competition rank is then
 // capped at the rank.
-func (b *Board) standing(participant string, score float64, pos, higher int64) (Standing, error) {
-	s, err := decodeScore(b.q.keys.board, participant, score)
+func (b *Board) standing(r ranking, participant string, score float64, pos, higher int64) (Standing, error) {
+	s, err := r.points(participant, score)
 	if err != nil {
 		return Standing{}, err
 	}
@@ -184,18 +198,19 @@ func (b *Board) Len(ctx context.Context) (int64, error) {
 // scores and both ranks. It reads one position more above start, to see
 // whether the page starts inside a group of equal scores.
 func (b *Board) rangeByRank(ctx context.Context, start, stop int64) ([]Standing, error) {
-	k := b.q.keys.board
 	from := max(0, start-1)
-	res, err := b.q.read(ctx, b.q.client.B().Zrange().Key(k).
-		Min(strconv.FormatInt(from, 10)).Max(strconv.FormatInt(stop, 10)).Rev().Withscores().Cache())
+	r, res, err := b.readRanked(ctx, func(key string) []rueidis.Cacheable {
+		return []rueidis.Cacheable{b.q.client.B().Zrange().Key(key).
+			Min(strconv.FormatInt(from, 10)).Max(strconv.FormatInt(stop, 10)).Rev().Withscores().Cache()}
+	})
 	if err != nil {
 		return nil, err
 	}
 	zs, err := res[0].AsZScores()
 	if err != nil {
-		return nil, b.q.fail(err, "", k)
+		return nil, b.q.fail(err, "", r.key)
 	}
-	all, err := decodeStandings(k, zs, int(from)+1)
+	all, err := decodeStandings(r, zs, int(from)+1)
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +222,7 @@ func (b *Board) rangeByRank(ctx context.Context, start, stop int64) ([]Standing,
 	}
 	page := all[1:]
 	if above := all[0]; above.Score == page[0].Score {
-		higher, err := b.higher(ctx, zs[1].Score)
+		higher, err := b.higher(ctx, r, above.Score)
 		if err != nil {
 			return nil, err
 		}
@@ -224,16 +239,74 @@ func (b *Board) rangeByRank(ctx context.Context, start, stop int64) ([]Standing,
 	return page, nil
 }
 
-// higher counts the members whose score is above score: ZCOUNT board (score
-// +inf (O(log N)).
-func (b *Board) higher(ctx context.Context, score float64) (int64, error) {
-	k := b.q.keys.board
-	above := "(" + strconv.FormatFloat(score, 'f', -1, 64)
-	n, err := b.q.readOne(ctx, b.q.client.B().Zcount().Key(k).Min(above).Max("+inf").Cache()).AsInt64()
+// higher counts the members with more points than points: ZCOUNT of the
+// ranking's set from the first score above them to +inf (O(log N)).
+func (b *Board) higher(ctx context.Context, r ranking, points int64) (int64, error) {
+	n, err := b.q.readOne(ctx, b.q.client.B().Zcount().Key(r.key).Min(r.above(points)).Max("+inf").Cache()).AsInt64()
 	if err != nil {
-		return 0, b.q.fail(err, "", k)
+		return 0, b.q.fail(err, "", r.key)
 	}
 	return n, nil
+}
+
+// readRanked reads, behind HLEN meta (quiz.read), the commands cmds builds
+// on the set that orders the board: the board itself, or with TiesByTime the
+// order set, if it holds as many members as the board (ZCARD of both, in the
+// same round trip); otherwise it reads again in name order.
+func (b *Board) readRanked(ctx context.Context, cmds func(key string) []rueidis.Cacheable) (ranking, []rueidis.RedisResult, error) {
+	k := b.q.keys
+	if b.q.opts.ties == TiesByTime {
+		c := b.q.client.B()
+		res, err := b.q.read(ctx, append([]rueidis.Cacheable{c.Zcard().Key(k.board).Cache(), c.Zcard().Key(k.order).Cache()},
+			cmds(k.order)...)...)
+		if err != nil {
+			return ranking{}, nil, err
+		}
+		nb, err := res[0].AsInt64()
+		if err != nil {
+			return ranking{}, nil, b.q.fail(err, "", k.board)
+		}
+		no, err := res[1].AsInt64()
+		if err != nil {
+			return ranking{}, nil, b.q.fail(err, "", k.order)
+		}
+		if nb == no {
+			return ranking{key: k.order, byTime: true}, res[2:], nil
+		}
+	}
+	res, err := b.q.read(ctx, cmds(k.board)...)
+	return ranking{key: k.board}, res, err
+}
+
+// orderUnit is 2^42. The order set's score is count * 2^42 + (2^42 - 1 - ms),
+// count the participant's counted answers and ms the server time of the
+// latest (record_answer.lua): more points first, then the earlier time.
+const orderUnit = 1 << 42
+
+// ranking is the sorted set a read orders the board by.
+type ranking struct {
+	key    string
+	byTime bool // key is the order set
+}
+
+// points decodes a score of the ranking's set into points: a board score as
+// decodeScore does, an order set score by its count part.
+func (r ranking) points(member string, f float64) (int64, error) {
+	if !r.byTime {
+		return decodeScore(r.key, member, f)
+	}
+	if math.IsNaN(f) || f < 0 || f >= 1<<53 || f != math.Trunc(f) {
+		return 0, corrupt(r.key, "member %s has score %v, want an integer in [0, 2^53)", quote(member), f)
+	}
+	return int64(f) / orderUnit * 10, nil
+}
+
+// above is ZCOUNT's min for the members with more points than points.
+func (r ranking) above(points int64) string {
+	if !r.byTime {
+		return "(" + strconv.FormatInt(points, 10)
+	}
+	return strconv.FormatInt((points/10+1)*orderUnit, 10)
 }
 
 // memberError maps a nil reply to ErrNotOnBoard, and any other error as fail.

@@ -12,20 +12,44 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// Recap is a quiz's grades, taken as one consistent snapshot: what the teacher
-// copies elsewhere before the keys are purged.
+// Recap is a quiz's grades and everything its answers wrote, taken as one
+// consistent snapshot: what the teacher copies elsewhere before the keys are
+// purged.
 type Recap struct {
-	QuizID    string     `json:"quiz_id"`   // the quiz ID, without braces
-	Info      Info       `json:"info"`      // the decoded meta hash
-	Standings []Standing `json:"standings"` // the whole board, as Board.Standings reads it
-	TakenAt   time.Time  `json:"taken_at"`  // the caller's clock when the snapshot arrived
+	QuizID    string           `json:"quiz_id"`   // the quiz ID, without braces
+	Info      Info             `json:"info"`      // the decoded meta hash
+	Standings []Standing       `json:"standings"` // the whole board, as Board.Standings reads it
+	Questions []QuestionResult `json:"questions"` // one per question, 1..jumlah_soal, in order
+	Answers   []AnswerRecord   `json:"answers"`   // every counted answer, in the order counted
+	TakenAt   time.Time        `json:"taken_at"`  // the caller's clock when the snapshot arrived
 }
 
-// Recap reads the meta and the whole board of quiz quizID in one atomic
-// read-only script (HGETALL meta and ZRANGE board 0 -1 REV WITHSCORES:
-// O(log N + M)), so the standings and the status belong to the same moment.
-// It never reads from the client-side cache. Errors: ErrInvalidQuizID,
-// ErrQuizNotFound, ErrCorrupt (naming key and field or member).
+// QuestionResult is how one question went.
+type QuestionResult struct {
+	Question int `json:"question"`
+	Correct  int `json:"correct"` // participants who answered it correctly
+}
+
+// AnswerRecord is one counted answer.
+type AnswerRecord struct {
+	Participant string    `json:"participant"`
+	Question    int       `json:"question"`
+	At          time.Time `json:"at"` // the Redis server's time when it was counted, UTC, to the millisecond
+}
+
+// Recap reads the quiz quizID whole in one atomic read-only script: HGETALL
+// meta, ZRANGE board 0 -1 REV WITHSCORES (of the order set with TiesByTime),
+// SMEMBERS answers and XRANGE log - +: O(N) in the answers, so the standings,
+// the per-question counts, the answers and the status belong to the same
+// moment. It never reads from the client-side cache.
+//
+// Questions counts the answers set's members per question; Answers lists the
+// log in the order counted. Answers of a quiz written before the log existed
+// are in the answers set only: they come first in Answers, by question then
+// participant, with a zero At. A jumlah_soal above 1000 (which Create never
+// writes) lists questions up to the highest one answered past 1000.
+// Errors: ErrInvalidQuizID, ErrQuizNotFound, ErrCorrupt (naming key and field,
+// member or entry).
 func (s *Store) Recap(ctx context.Context, quizID string) (Recap, error) {
 	q, err := s.quiz(quizID)
 	if err != nil {
@@ -38,12 +62,16 @@ func (s *Store) Recap(ctx context.Context, quizID string) (Recap, error) {
 // may delete the quiz's keys.
 func (q quiz) recap(ctx context.Context, purpose string) (Recap, error) {
 	k := q.keys
-	reply, err := script.Recap.Exec(ctx, q.client, k.all(), []string{purpose}).ToArray()
+	mode := ""
+	if q.opts.ties == TiesByTime {
+		mode = "time"
+	}
+	reply, err := script.Recap.Exec(ctx, q.client, k.all(), []string{purpose, mode}).ToArray()
 	if err != nil {
 		return Recap{}, q.fail(err, "", k.meta)
 	}
-	if len(reply) != 2 {
-		return Recap{}, fmt.Errorf("kuis: %s: recap reply of %d elements, want 2", q.about(""), len(reply))
+	if len(reply) != 5 {
+		return Recap{}, fmt.Errorf("kuis: %s: recap reply of %d elements, want 5", q.about(""), len(reply))
 	}
 	fields, err := flatPairs(reply[0])
 	if err != nil {
@@ -56,23 +84,44 @@ func (q quiz) recap(ctx context.Context, purpose string) (Recap, error) {
 	if err != nil {
 		return Recap{}, err
 	}
+	r := ranking{key: k.board}
+	if byTime, err := reply[4].AsInt64(); err != nil {
+		return Recap{}, q.fail(err, "", k.board)
+	} else if byTime == 1 {
+		r = ranking{key: k.order, byTime: true}
+	}
 	board, err := flatPairs(reply[1])
 	if err != nil {
-		return Recap{}, q.fail(err, "", k.board)
+		return Recap{}, q.fail(err, "", r.key)
 	}
 	zs := make([]rueidis.ZScore, len(board))
 	for i, p := range board {
 		f, err := strconv.ParseFloat(p.value, 64)
 		if err != nil {
-			return Recap{}, corrupt(k.board, "member %s has score %s", quote(p.name), quote(p.value))
+			return Recap{}, corrupt(r.key, "member %s has score %s", quote(p.name), quote(p.value))
 		}
 		zs[i] = rueidis.ZScore{Member: p.name, Score: f}
 	}
-	standings, err := decodeStandings(k.board, zs, 1)
+	standings, err := decodeStandings(r, zs, 1)
 	if err != nil {
 		return Recap{}, err
 	}
-	return Recap{QuizID: k.quizID, Info: info, Standings: standings, TakenAt: time.Now()}, nil
+	pairs, err := reply[2].AsStrSlice()
+	if err != nil {
+		return Recap{}, q.fail(err, "", k.answers)
+	}
+	logged, err := decodeLog(k.log, reply[3])
+	if err != nil {
+		return Recap{}, err
+	}
+	questions, answers, err := tally(k.answers, info.Questions, pairs, logged)
+	if err != nil {
+		return Recap{}, err
+	}
+	return Recap{
+		QuizID: k.quizID, Info: info, Standings: standings, Questions: questions, Answers: answers,
+		TakenAt: time.Now(),
+	}, nil
 }
 
 // pair is one name/value couple of a flat RESP2 reply (HGETALL, WITHSCORES),

@@ -1,5 +1,5 @@
 -- create.lua (after gate.lua): the teacher creates a quiz.
--- KEYS[1] meta, KEYS[2] board, KEYS[3] answers
+-- KEYS: every key of the quiz, meta first (meta, board, answers, log, order)
 -- ARGV[1] judul (title), ARGV[2] jumlah_soal (question count, validated in Go)
 -- Reply: 1. Refusals: KUIS_FORBIDDEN, KUIS_EXISTS when any key of the quiz
 -- exists (a new quiz never inherits an old board), and nothing is written.

@@ -126,5 +126,26 @@ local function gate()
     return cur, nil
   end
 
+  -- ranking returns the sorted set a read orders the board by: the order set
+  -- when time order is asked for and it holds exactly the board's members
+  -- (a quiz older than the answer log has none), else the board itself.
+  function g.ranking(board, order, bytime)
+    if not bytime then
+      return board, nil
+    end
+    local nb, err = g.call(board .. ': not a sorted set', 'ZCARD', board)
+    if err then
+      return nil, err
+    end
+    local no, err = g.call(order .. ': not a sorted set', 'ZCARD', order)
+    if err then
+      return nil, err
+    end
+    if nb == no then
+      return order, nil
+    end
+    return board, nil
+  end
+
   return g
 end

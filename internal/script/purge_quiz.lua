@@ -1,13 +1,15 @@
 -- purge_quiz.lua (after gate.lua): delete one finished quiz, all keys at once.
--- KEYS[1] meta, KEYS[2] board, KEYS[3] answers
+-- KEYS: every key of the quiz, meta first (meta, board, answers, log, order)
 -- Reply: the number of keys deleted. Refusals (nothing deleted):
 -- KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_RUNNING, KUIS_CORRUPT. The status is
 -- checked again here because the recap was archived in an earlier step: a
 -- quiz recreated since then must not lose its new data.
 local g = gate()
-local err = g.permitted({'UNLINK', KEYS[1]}, {'UNLINK', KEYS[2]}, {'UNLINK', KEYS[3]})
-if err then
-  return err
+for _, key in ipairs(KEYS) do
+  local err = g.permitted({'UNLINK', key})
+  if err then
+    return err
+  end
 end
 local s, _, err = g.status(KEYS[1])
 if err then
@@ -16,4 +18,4 @@ end
 if s ~= 'selesai' then
   return g.refuse('KUIS_RUNNING')
 end
-return redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3])
+return redis.call('UNLINK', unpack(KEYS))

@@ -1,24 +1,46 @@
 -- recap.lua (read-only, after gate.lua): one consistent snapshot of a quiz for the recap.
--- KEYS[1] meta, KEYS[2] board, KEYS[3] answers
--- ARGV[1] "purge" when the recap is the first step of PurgeQuiz, else empty
--- Reply: {meta as HGETALL's flat field/value list, board as ZRANGE 0 -1 REV
--- WITHSCORES's flat member/score list}. An empty meta list means the quiz does
--- not exist. Refusals: KUIS_FORBIDDEN for a purge the ACL user may not
--- finish (checked first, so that PurgeQuiz never hands an archive a recap it
--- cannot delete), KUIS_CORRUPT for a key of the wrong type.
+-- KEYS[1] meta, KEYS[2] board, KEYS[3] answers, KEYS[4] log, KEYS[5] order
+-- ARGV[1] "purge" when the recap is the first step of PurgeQuiz, else empty;
+-- ARGV[2] "time" to read the board in time order (from the order set), else empty
+-- Reply: {meta as HGETALL's flat field/value list, the board as ZRANGE 0 -1
+-- REV WITHSCORES's flat member/score list (of the order set when it is read),
+-- the answers set's members, the log as XRANGE - + (each entry {id, {field,
+-- value, ...}}), 1 when the board came from the order set else 0}. An empty
+-- meta list means the quiz does not exist. The order set is read only when it
+-- holds exactly the board's members. Refusals: KUIS_FORBIDDEN for a purge
+-- the ACL user may not finish (checked first, so that PurgeQuiz never hands
+-- an archive a recap it cannot delete), KUIS_CORRUPT for a key of the wrong type.
 local g = gate()
 if ARGV[1] == 'purge' then
-  local err = g.permitted({'UNLINK', KEYS[1]}, {'UNLINK', KEYS[2]}, {'UNLINK', KEYS[3]})
-  if err then
-    return err
+  for _, key in ipairs(KEYS) do
+    local err = g.permitted({'UNLINK', key})
+    if err then
+      return err
+    end
   end
 end
 local meta, err = g.call(KEYS[1] .. ': not a hash', 'HGETALL', KEYS[1])
 if err then
   return err
 end
-local board, err = g.call(KEYS[2] .. ': not a sorted set', 'ZRANGE', KEYS[2], 0, -1, 'REV', 'WITHSCORES')
+local ranked, err = g.ranking(KEYS[2], KEYS[5], ARGV[2] == 'time')
 if err then
   return err
 end
-return {meta, board}
+local board, err = g.call(ranked .. ': not a sorted set', 'ZRANGE', ranked, 0, -1, 'REV', 'WITHSCORES')
+if err then
+  return err
+end
+local answers, err = g.call(KEYS[3] .. ': not a set', 'SMEMBERS', KEYS[3])
+if err then
+  return err
+end
+local log, err = g.call(KEYS[4] .. ': not a stream', 'XRANGE', KEYS[4], '-', '+')
+if err then
+  return err
+end
+local bytime = 0
+if ranked == KEYS[5] then
+  bytime = 1
+end
+return {meta, board, answers, log, bytime}

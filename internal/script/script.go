@@ -26,6 +26,8 @@ var (
 	recap string
 	//go:embed standing.lua
 	standing string
+	//go:embed repair.lua
+	repair string
 	//go:embed purge_quiz.lua
 	purgeQuiz string
 )
@@ -41,6 +43,8 @@ var (
 	Recap = rueidis.NewLuaScriptReadOnly(gate + recap)
 	// Standing reads one participant's score, position and competition rank in one atomic step.
 	Standing = rueidis.NewLuaScriptReadOnly(gate + standing)
+	// Repair sets scores to 10 x counted answers.
+	Repair = rueidis.NewLuaScript(gate + repair)
 	// PurgeQuiz deletes a finished quiz's keys.
 	PurgeQuiz = rueidis.NewLuaScript(gate + purgeQuiz)
 )

@@ -1,0 +1,81 @@
+-- repair.lua (after gate.lua): set participants' scores to 10 x their counted
+-- answers, and their places in the order set to match, in one atomic step.
+-- KEYS[1] meta, KEYS[2] board, KEYS[3] answers, KEYS[4] log, KEYS[5] order
+-- ARGV[1] the ID of the last log entry the caller read ("0-0" for none),
+-- then pairs of participant, time in ms of their latest answer in that read
+-- of the log (0 for none).
+-- Each participant's answers are recounted here (SISMEMBER of 1..jumlah_soal),
+-- and log entries after ARGV[1] update the times, so answers counted since
+-- the caller's read are not undone.
+-- Reply: a flat list of participant, score before ('' when none), score
+-- after, for every participant whose board entry changed. Refusals (nothing
+-- written): KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_CORRUPT.
+local meta, board, answers, log, order = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local g = gate()
+local err = g.permitted({'ZADD', board, '0', 'x'}, {'ZREM', board, 'x'}, {'ZADD', order, '0', 'x'}, {'ZREM', order, 'x'})
+if err then
+  return err
+end
+local _, n, err = g.status(meta)
+if err then
+  return err
+end
+for _, check in ipairs({{board, 'ZCARD', ': not a sorted set'}, {answers, 'SCARD', ': not a set'},
+    {log, 'XLEN', ': not a stream'}, {order, 'ZCARD', ': not a sorted set'}}) do
+  local _, err = g.call(check[1] .. check[3], check[2], check[1])
+  if err then
+    return err
+  end
+end
+
+local latest = {}
+for i = 2, #ARGV, 2 do
+  latest[ARGV[i]] = tonumber(ARGV[i + 1])
+end
+for _, entry in ipairs(redis.call('XRANGE', log, ARGV[1], '+')) do
+  if entry[1] ~= ARGV[1] then
+    local f = entry[2]
+    for j = 1, #f, 2 do
+      if f[j] == 'peserta' then
+        latest[f[j + 1]] = tonumber(string.match(entry[1], '^%d+'))
+      end
+    end
+  end
+end
+
+local unit = 4398046511104 -- 2^42, as in record_answer.lua
+local out = {}
+for i = 2, #ARGV, 2 do
+  local p = ARGV[i]
+  local count = 0
+  for q = 1, n do
+    if redis.call('SISMEMBER', answers, q .. ':' .. p) == 1 then
+      count = count + 1
+    end
+  end
+  local was, now = redis.call('ZSCORE', board, p), count * 10
+  if count == 0 then
+    redis.call('ZREM', order, p)
+    if was then
+      redis.call('ZREM', board, p)
+      table.insert(out, p)
+      table.insert(out, was)
+      table.insert(out, '0')
+    end
+  else
+    if tonumber(was) ~= now then
+      redis.call('ZADD', board, now, p)
+      table.insert(out, p)
+      table.insert(out, was or '')
+      table.insert(out, tostring(now))
+    end
+    local ms, place = latest[p] or 0, math.min(count, 2047) * unit
+    if ms > 0 then
+      place = place + unit - 1 - ms
+    end
+    if tonumber(redis.call('ZSCORE', order, p)) ~= place then
+      redis.call('ZADD', order, place, p)
+    end
+  end
+end
+return out
