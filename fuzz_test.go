@@ -1,8 +1,10 @@
 package kuis
 
-// Fuzz targets for everything that turns outside bytes into keys, names,
-// decoded meta or CSV. Seed corpora live in testdata/fuzz/<Target>/; run one
-// target with `go test -run '^$' -fuzz '^FuzzQuizKeys$' -fuzztime 10s .`.
+// Fuzz targets: every one calls the library code that turns outside bytes into
+// keys, names, error text, decoded meta, scores, ranks or CSV. Seed corpora
+// live in testdata/fuzz/<Target>/; run one target with
+// `go test -run '^$' -fuzz '^FuzzQuizKeys$' -fuzztime 10s .`. The targets that
+// need a server use an in-process miniredis of their own.
 
 import (
 	"bytes"
@@ -13,6 +15,7 @@ import (
 	"math"
 	"net"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -21,13 +24,50 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kuisboard/kuis/internal/redistest"
+	"github.com/redis/rueidis"
 )
 
-// FuzzQuizKeys: for any namespace and quiz ID, NewKeys either refuses with
-// ErrInvalidNamespace or ErrInvalidQuizID, or builds exactly <ns>:papan:<id>,
-// <ns>:meta:<id> and <ns>:jawaban:<id> (the id braced once with WithHashTag),
-// holding no glob character, no brace but the hash tag's, no ':' but the two
-// separators, and no space or control byte.
+// sentinels are all the library's sentinel errors.
+var sentinels = []error{
+	ErrInvalidQuizID, ErrInvalidNamespace, ErrInvalidParticipant, ErrInvalidMeta, ErrInvalidQuestion,
+	ErrInvalidRange, ErrNoClient, ErrQuizExists, ErrQuizNotFound, ErrQuizFinished, ErrQuizRunning,
+	ErrNotOnBoard, ErrNoArchive, ErrCorrupt, ErrNeedsHashTag, ErrForbidden,
+}
+
+// matched lists the sentinels err wraps.
+func matched(err error) []error {
+	var out []error
+	for _, s := range sentinels {
+		if errors.Is(err, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// maxErrLen bounds an error text: a quoted input is at most 2+4*64+3 bytes.
+const maxErrLen = 400
+
+// oneLine fails t unless msg is one line of valid UTF-8 of at most max bytes.
+func oneLine(t *testing.T, msg string, maxLen int) {
+	t.Helper()
+	if strings.ContainsAny(msg, "\r\n") || !utf8.ValidString(msg) || len(msg) > maxLen {
+		t.Fatalf("error text of %d bytes is not one line of valid UTF-8 within %d bytes: %q", len(msg), maxLen, msg)
+	}
+}
+
+// idRule is the documented rule for quiz IDs and namespaces, written apart
+// from validID: 1 to 64 bytes of ASCII letters, digits, '-', '_' and '.'.
+func idRule(s string) bool {
+	return s != "" && len(s) <= 64 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == ""
+}
+
+// FuzzQuizKeys: for any namespace and quiz ID, the options and keysFor either
+// refuse with ErrInvalidNamespace or ErrInvalidQuizID, exactly as the rule
+// says, or build exactly <ns>:papan:<id>, <ns>:meta:<id> and <ns>:jawaban:<id>
+// (the ID braced once with WithHashTag), and a meta key maps back to the same
+// quiz ID in that form only.
 func FuzzQuizKeys(f *testing.F) {
 	f.Add("kuis", "kuis-01", false)
 	f.Add("kuis", "kuis-01", true)
@@ -36,115 +76,142 @@ func FuzzQuizKeys(f *testing.F) {
 		if hashTag {
 			opts = append(opts, WithHashTag())
 		}
-		k, err := NewKeys(id, opts...)
+		o, err := resolve(opts)
+		if (err == nil) != idRule(ns) || (err != nil && !errors.Is(err, ErrInvalidNamespace)) {
+			t.Fatalf("namespace %q: resolve error %v", ns, err)
+		}
 		if err != nil {
-			switch {
-			case errors.Is(err, ErrInvalidNamespace):
-				if idRule(ns) {
-					t.Fatalf("namespace %q refused though it keeps the rule: %v", ns, err)
-				}
-			case errors.Is(err, ErrInvalidQuizID):
-				if !idRule(ns) || idRule(id) {
-					t.Fatalf("quiz ID %q (namespace %q) refused wrongly: %v", id, ns, err)
-				}
-			default:
-				t.Fatalf("NewKeys(%q, ns %q): untyped error %v", id, ns, err)
-			}
+			oneLine(t, err.Error(), maxErrLen)
 			return
 		}
-		if !idRule(ns) || !idRule(id) {
-			t.Fatalf("NewKeys accepted namespace %q, quiz ID %q", ns, id)
+		k, err := keysFor(id, o)
+		if (err == nil) != idRule(id) || (err != nil && !errors.Is(err, ErrInvalidQuizID)) {
+			t.Fatalf("quiz ID %q: keysFor error %v", id, err)
 		}
-		want := id
+		if err != nil {
+			oneLine(t, err.Error(), maxErrLen)
+			return
+		}
+		tagged := id
 		if hashTag {
-			want = "{" + id + "}"
+			tagged = "{" + id + "}"
 		}
-		got := map[string]string{"papan": k.Board(), "meta": k.Meta(), "jawaban": k.Answers()}
-		for object, key := range got {
-			if key != ns+":"+object+":"+want {
-				t.Fatalf("%s key = %q, want %q", object, key, ns+":"+object+":"+want)
-			}
-			if strings.ContainsAny(key, `*?[]\`) {
-				t.Fatalf("key %q holds a glob character", key)
-			}
-			if strings.Count(key, ":") != 2 {
-				t.Fatalf("key %q has %d ':' separators, want 2", key, strings.Count(key, ":"))
-			}
-			braces := strings.Count(key, "{") + strings.Count(key, "}")
-			switch {
-			case !hashTag && braces != 0:
-				t.Fatalf("key %q holds a brace without WithHashTag", key)
-			case hashTag && (braces != 2 || !strings.HasSuffix(key, "}") || strings.Index(key, "{") != len(ns)+len(object)+2):
-				t.Fatalf("key %q: want exactly one {} pair around the quiz ID", key)
-			}
-			for i := 0; i < len(key); i++ {
-				if c := key[i]; c <= ' ' || c >= 0x7f {
-					t.Fatalf("key %q holds byte %#x", key, c)
-				}
-			}
+		want := []string{ns + ":papan:" + tagged, ns + ":meta:" + tagged, ns + ":jawaban:" + tagged, id}
+		if diff := cmp.Diff(want, []string{k.Board(), k.Meta(), k.Answers(), k.QuizID()}); diff != "" {
+			t.Fatalf("keys (-want +got):\n%s", diff)
 		}
-		if k.QuizID() != id {
-			t.Fatalf("QuizID() = %q, want %q", k.QuizID(), id)
-		}
-		// A meta key found by SCAN maps back to the same quiz, in the same form only.
-		o, _ := resolve(opts)
 		if back, ok := quizIDFromMeta(k.Meta(), o); !ok || back != id {
 			t.Fatalf("quizIDFromMeta(%q) = %q, %v; want %q", k.Meta(), back, ok, id)
 		}
+		o.hashTag = !o.hashTag
+		if back, ok := quizIDFromMeta(k.Meta(), o); ok {
+			t.Fatalf("quizIDFromMeta(%q) with hashTag %v = %q, want no match", k.Meta(), o.hashTag, back)
+		}
 	})
 }
 
-// idRule is the documented rule for quiz IDs and namespaces, written apart
-// from validID: 1 to 64 bytes of ASCII letters, digits, '-', '_' and '.'.
-func idRule(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	return strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") == ""
+// FuzzQuote: quote, which every error message uses to show a caller's
+// string, is one line of valid UTF-8 whatever the input, and unquotes to a
+// prefix of it: all of it up to 64 bytes, else at most 64 bytes cut at a
+// rune boundary (for valid UTF-8, at most 3 bytes short) followed by "…".
+// Printable input therefore stays within 64 + 2 quotes + "…" = 69 bytes.
+func FuzzQuote(f *testing.F) {
+	f.Add("Ali")
+	f.Add(strings.Repeat("é", 40))
+	f.Fuzz(func(t *testing.T, s string) {
+		q := quote(s)
+		oneLine(t, q, 2+4*maxQuoted+len("…")) // an escaped byte takes at most 4
+		body, cut := strings.CutSuffix(q, "…")
+		prefix, err := strconv.Unquote(body)
+		if err != nil || !strings.HasPrefix(s, prefix) || len(prefix) > maxQuoted || cut != (len(s) > maxQuoted) {
+			t.Fatalf("quote(%q) = %s: not a quoted prefix of at most %d bytes, cut %v", s, q, maxQuoted, cut)
+		}
+		if !cut {
+			if prefix != s {
+				t.Fatalf("quote(%q) = %s, want the whole string", s, q)
+			}
+			return
+		}
+		if !utf8.RuneStart(s[len(prefix)]) && len(prefix) > 0 {
+			t.Fatalf("quote(%q) = %s cuts inside a rune", s, q)
+		}
+		if utf8.ValidString(s) && len(prefix) < maxQuoted-3 {
+			t.Fatalf("quote(%q) = %s keeps %d bytes, want at least %d", s, q, len(prefix), maxQuoted-3)
+		}
+		if printable := strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) || r == '"' || r == '\\' }) < 0; printable &&
+			utf8.ValidString(s) && len(q) > maxQuoted+2+len("…") {
+			t.Fatalf("quote of printable input is %d bytes: %s", len(q), q)
+		}
+	})
 }
 
-// FuzzParticipant: a participant name is accepted exactly when it is 1 to 64
-// bytes of valid UTF-8 without a control character; and the answers-set member
-// RecordAnswer builds from an accepted (name, question) splits back, on its
-// first ':', into the same question and name, whatever ':' the name holds.
+// FuzzParticipant: a name and question are accepted exactly when the name is
+// 1 to 64 bytes of valid UTF-8 without a control character and the question
+// is at least 1. An accepted pair is recorded by record_answer.lua, which
+// builds the answers member "<question>:<name>", and Audit parses that member
+// back in Go: the quiz passes Audit (the name and count came back intact),
+// the board holds the name byte for byte, and a question above jumlah_soal
+// is refused by the server with ErrInvalidQuestion, writing nothing.
 func FuzzParticipant(f *testing.F) {
 	f.Add("Ali", 1)
-	f.Add("a:b", 12)
+	f.Add("12:34", 12)
+	_, client := redistest.Miniredis(f)
+	store, err := New(client, WithNamespace("fuzz"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	ctx := context.Background()
+	quizzes := 0
 	f.Fuzz(func(t *testing.T, name string, question int) {
-		err := checkAnswer(name, question)
-		nameOK := len(name) >= 1 && len(name) <= 64 && utf8.ValidString(name) &&
-			strings.IndexFunc(name, unicode.IsControl) < 0
-		switch {
-		case err == nil:
-			if !nameOK || question < 1 {
-				t.Fatalf("checkAnswer(%q, %d) accepted", name, question)
-			}
-		case errors.Is(err, ErrInvalidParticipant):
-			if nameOK {
-				t.Fatalf("checkAnswer(%q, %d) refused the name: %v", name, question, err)
-			}
-			return
-		case errors.Is(err, ErrInvalidQuestion):
-			if !nameOK || question >= 1 {
-				t.Fatalf("checkAnswer(%q, %d) refused the question: %v", name, question, err)
-			}
-			return
-		default:
-			t.Fatalf("checkAnswer(%q, %d): untyped error %v", name, question, err)
+		quizzes++
+		id := "q" + strconv.Itoa(quizzes)
+		b, _ := store.Board(id)
+		err := b.q.checkAnswer(name, question)
+		nameOK := len(name) >= 1 && len(name) <= 64 && utf8.ValidString(name) && strings.IndexFunc(name, unicode.IsControl) < 0
+		switch got := matched(err); {
+		case err == nil && (!nameOK || question < 1),
+			err != nil && !nameOK && !slices.Equal(got, []error{ErrInvalidParticipant}),
+			err != nil && nameOK && (question >= 1 || !slices.Equal(got, []error{ErrInvalidQuestion})):
+			t.Fatalf("checkAnswer(%q, %d) = %v", name, question, err)
 		}
-		// record_answer.lua's member: ARGV[2] .. ':' .. ARGV[1], ARGV[2] = strconv.Itoa.
-		member := strconv.Itoa(question) + ":" + name
-		q, p, ok := strings.Cut(member, ":")
-		n, convErr := strconv.Atoi(q)
-		if !ok || convErr != nil || n != question || p != name {
-			t.Fatalf("member %q splits into %q, %q; want %d, %q", member, q, p, question, name)
+		if err != nil {
+			oneLine(t, err.Error(), maxErrLen)
+			return
+		}
+		m, _ := store.Meta(id)
+		k, _ := store.Keys(id)
+		defer client.Do(ctx, client.B().Del().Key(k.Meta(), k.Board(), k.Answers()).Build())
+		if err := m.Create(ctx, "Kuis", 5); err != nil {
+			t.Fatal(err)
+		}
+		a, err := b.RecordAnswer(ctx, name, question)
+		if question > 5 {
+			if !errors.Is(err, ErrInvalidQuestion) || !strings.HasSuffix(err.Error(), fmt.Sprintf(": question %d of 5", question)) {
+				t.Fatalf("RecordAnswer(%q, %d) on 5 questions = %+v, %v; want ErrInvalidQuestion", name, question, a, err)
+			}
+			if n, err := b.Len(ctx); err != nil || n != 0 {
+				t.Fatalf("after a refused answer Len = %d, %v; want 0", n, err)
+			}
+			return
+		}
+		if err != nil || a != (Answer{Score: 10}) {
+			t.Fatalf("RecordAnswer(%q, %d) = %+v, %v; want score 10", name, question, a, err)
+		}
+		v, err := store.Audit(ctx, id)
+		if err != nil || len(v) != 0 {
+			t.Fatalf("Audit after RecordAnswer(%q, %d) = %v, %v; want no violation", name, question, v, err)
+		}
+		got, err := b.Standings(ctx)
+		if want := []Standing{{Rank: 1, CompetitionRank: 1, Participant: name, Score: 10}}; err != nil || !slices.Equal(got, want) {
+			t.Fatalf("Standings = %+v, %v; want %+v", got, err, want)
 		}
 	})
 }
 
-// FuzzDecodeInfo: decodeInfo never panics on any hash; it returns Info, or
-// ErrQuizNotFound exactly for an empty hash, or ErrCorrupt; and an accepted
-// hash's contract fields are exactly what the Info would be written as.
+// FuzzDecodeInfo: decodeInfo never panics on any hash; it returns an Info
+// whose contract fields re-encode to exactly the hash's, or ErrCorrupt alone
+// (an empty hash too: the caller tells a missing key apart) in one short line
+// that names the key.
 func FuzzDecodeInfo(f *testing.F) {
 	f.Add(uint8(7), "Kuis Matematika Kelas 8", "3", "berjalan", "", "")
 	f.Fuzz(func(t *testing.T, present uint8, title, questions, status, extraField, extraValue string) {
@@ -157,27 +224,15 @@ func FuzzDecodeInfo(f *testing.F) {
 		if present&8 != 0 {
 			fields[extraField] = extraValue // may overwrite a contract field, as a raw HSET could
 		}
-		info, err := decodeInfo("k", fields)
-		switch {
-		case err == nil:
-		case errors.Is(err, ErrQuizNotFound):
-			if len(fields) != 0 {
-				t.Fatalf("decodeInfo(%q) = ErrQuizNotFound for a non-empty hash", fields)
+		info, err := decodeInfo("ns:meta:q", fields)
+		if err != nil {
+			if !slices.Equal(matched(err), []error{ErrCorrupt}) || !strings.Contains(err.Error(), "ns:meta:q: field ") {
+				t.Fatalf("decodeInfo(%q): %v, want ErrCorrupt naming the key and field", fields, err)
 			}
+			oneLine(t, err.Error(), maxErrLen)
 			return
-		case errors.Is(err, ErrCorrupt):
-			if len(fields) == 0 {
-				t.Fatal("decodeInfo of an empty hash is ErrCorrupt, want ErrQuizNotFound")
-			}
-			return
-		default:
-			t.Fatalf("decodeInfo(%q): untyped error %v", fields, err)
 		}
-		got := map[string]string{
-			fieldTitle:     info.Title,
-			fieldQuestions: strconv.Itoa(info.Questions),
-			fieldStatus:    string(info.Status),
-		}
+		got := map[string]string{fieldTitle: info.Title, fieldQuestions: strconv.Itoa(info.Questions), fieldStatus: string(info.Status)}
 		want := map[string]string{}
 		for _, f := range metaFields {
 			want[f] = fields[f]
@@ -185,73 +240,148 @@ func FuzzDecodeInfo(f *testing.F) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("re-encoded Info (-hash +Info):\n%s", diff)
 		}
-		if info.Questions < 1 || (info.Status != StatusRunning && info.Status != StatusFinished) {
+		if info.Questions < 1 || len(fields[fieldQuestions]) > 15 || (info.Status != StatusRunning && info.Status != StatusFinished) {
 			t.Fatalf("decodeInfo accepted %+v", info)
+		}
+	})
+}
+
+// FuzzDecodeQuestions: Go (decodeQuestions, behind Meta.Get) and the Lua gate
+// of the write scripts accept the same jumlah_soal values. A raw meta hash
+// with the fuzzed jumlah_soal is read with Meta.Get and answered with
+// RecordAnswer(question 1): both succeed or both are ErrCorrupt.
+func FuzzDecodeQuestions(f *testing.F) {
+	f.Add("3")
+	_, client := redistest.Miniredis(f)
+	store, err := New(client, WithNamespace("fuzz"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	ctx := context.Background()
+	f.Fuzz(func(t *testing.T, s string) {
+		n, decodeErr := decodeQuestions("k", s)
+		if decodeErr == nil && (n < 1 || len(s) > 15 || strconv.Itoa(n) != s) {
+			t.Fatalf("decodeQuestions(%q) accepted %d", s, n)
+		}
+		if decodeErr != nil && !slices.Equal(matched(decodeErr), []error{ErrCorrupt}) {
+			t.Fatalf("decodeQuestions(%q): %v, want ErrCorrupt", s, decodeErr)
+		}
+		k, _ := store.Keys("q")
+		defer client.Do(ctx, client.B().Del().Key(k.Meta(), k.Board(), k.Answers()).Build())
+		client.Do(ctx, client.B().Hset().Key(k.Meta()).FieldValue().
+			FieldValue(fieldTitle, "Kuis").FieldValue(fieldQuestions, s).FieldValue(fieldStatus, "berjalan").Build())
+		m, _ := store.Meta("q")
+		b, _ := store.Board("q")
+		_, getErr := m.Get(ctx)
+		_, recordErr := b.RecordAnswer(ctx, "Ali", 1)
+		if (getErr == nil) != (decodeErr == nil) || (recordErr == nil) != (decodeErr == nil) ||
+			(recordErr != nil && !errors.Is(recordErr, ErrCorrupt)) {
+			t.Fatalf("jumlah_soal %q: decodeQuestions %v, Meta.Get %v, RecordAnswer %v; want all nil or all ErrCorrupt",
+				s, decodeErr, getErr, recordErr)
 		}
 	})
 }
 
 // FuzzDecodeScore: a board score is accepted exactly when it is a
 // non-negative multiple of 10 that a float64 holds exactly, and then it is
-// returned unchanged.
+// returned unchanged; otherwise ErrCorrupt names key and member in one line.
 func FuzzDecodeScore(f *testing.F) {
 	f.Add(30.0)
 	f.Add(15.0)
 	f.Fuzz(func(t *testing.T, score float64) {
-		got, err := decodeScore("k", "m", score)
+		got, err := decodeScore("ns:papan:q", "Ali", score)
 		ok := score >= 0 && score <= 1<<53 && score == math.Floor(score) && math.Mod(score, 10) == 0
 		switch {
-		case err == nil && !ok:
-			t.Fatalf("decodeScore(%v) accepted as %d", score, got)
-		case err != nil && ok:
-			t.Fatalf("decodeScore(%v) refused: %v", score, err)
-		case err != nil && !errors.Is(err, ErrCorrupt):
-			t.Fatalf("decodeScore(%v): untyped error %v", score, err)
-		case err == nil && float64(got) != score:
-			t.Fatalf("decodeScore(%v) = %d", score, got)
+		case err == nil && (!ok || float64(got) != score):
+			t.Fatalf("decodeScore(%v) = %d, want ErrCorrupt", score, got)
+		case err != nil && (ok || !slices.Equal(matched(err), []error{ErrCorrupt}) || !strings.Contains(err.Error(), `ns:papan:q: member "Ali"`)):
+			t.Fatalf("decodeScore(%v): %v", score, err)
 		}
 	})
 }
 
-// FuzzRecapCSV: any recap of valid participants, written by WriteCSV and read
-// back with encoding/csv, gives back the header and, per standing, rank,
-// competition rank ("1224"), name, score and score/10, byte for byte.
+// FuzzDecodeStandings: for any board (scores highest first, as ZRANGE ... REV
+// returns them) and any first rank, each standing has Rank first+i,
+// CompetitionRank <= Rank, equal scores share the competition rank, and the
+// first of each group of equal scores has CompetitionRank == Rank; a score
+// that is not a multiple of 10 is ErrCorrupt naming its member.
+func FuzzDecodeStandings(f *testing.F) {
+	f.Add(uint16(0), []byte{6, 6, 4, 2})
+	f.Add(uint16(41), []byte{4, 4, 4, 3, 2, 2})
+	f.Fuzz(func(t *testing.T, offset uint16, halves []byte) {
+		sort.Slice(halves, func(i, j int) bool { return halves[i] > halves[j] })
+		zs := make([]rueidis.ZScore, len(halves))
+		bad := -1
+		for i, h := range halves {
+			zs[i] = rueidis.ZScore{Member: fmt.Sprintf("p%03d", i), Score: 5 * float64(h)}
+			if h%2 == 1 && bad < 0 {
+				bad = i
+			}
+		}
+		first := int(offset) + 1
+		got, err := decodeStandings("k", zs, first)
+		if bad >= 0 {
+			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), strconv.Quote(zs[bad].Member)) {
+				t.Fatalf("decodeStandings(%v) = %v, want ErrCorrupt naming %s", zs, err, zs[bad].Member)
+			}
+			return
+		}
+		if err != nil || len(got) != len(zs) {
+			t.Fatalf("decodeStandings(%v) = %d standings, %v", zs, len(got), err)
+		}
+		for i, s := range got {
+			newGroup := i == 0 || s.Score != got[i-1].Score
+			if s.Rank != first+i || s.Participant != zs[i].Member || float64(s.Score) != zs[i].Score ||
+				s.CompetitionRank > s.Rank || (newGroup && s.CompetitionRank != s.Rank) ||
+				(!newGroup && s.CompetitionRank != got[i-1].CompetitionRank) {
+				t.Fatalf("standing %d of %+v (first rank %d)", i, got, first)
+			}
+		}
+	})
+}
+
+// FuzzRecapCSV: standings decoded from any board of valid names, written by
+// Recap.WriteCSV and read back with encoding/csv, give the header and, per
+// standing, rank, competition rank ("1224", counted here from the scores),
+// name, score and score/10, byte for byte.
 func FuzzRecapCSV(f *testing.F) {
 	f.Add("Citra\nAli\nBudi\nDewi", []byte{3, 3, 2, 1})
 	f.Fuzz(func(t *testing.T, names string, points []byte) {
 		// Names arrive '\n'-separated: a control character is never a valid name.
 		seen := map[string]bool{}
-		var standings []Standing
+		var zs []rueidis.ZScore
 		for i, name := range strings.Split(names, "\n") {
-			if checkParticipant(name) != nil || seen[name] {
+			if !validText(name, maxParticipantLen) || seen[name] {
 				continue
 			}
 			seen[name] = true
-			var p int64
+			z := rueidis.ZScore{Member: name}
 			if i < len(points) {
-				p = int64(points[i])
+				z.Score = 10 * float64(points[i])
 			}
-			standings = append(standings, Standing{Participant: name, Score: 10 * p})
+			zs = append(zs, z)
 		}
 		// Board order: highest first, equal scores in reverse byte order of names.
-		sort.Slice(standings, func(i, j int) bool {
-			if standings[i].Score != standings[j].Score {
-				return standings[i].Score > standings[j].Score
+		sort.Slice(zs, func(i, j int) bool {
+			if zs[i].Score != zs[j].Score {
+				return zs[i].Score > zs[j].Score
 			}
-			return standings[i].Participant > standings[j].Participant
+			return zs[i].Member > zs[j].Member
 		})
-		want := [][]string{CSVHeader}
-		for i := range standings {
-			standings[i].Rank = i + 1
+		want := [][]string{{"rank", "competition_rank", "participant", "score", "correct_answers"}}
+		for i, z := range zs {
 			comp := 1
-			for _, s := range standings {
-				if s.Score > standings[i].Score {
+			for _, other := range zs {
+				if other.Score > z.Score {
 					comp++
 				}
 			}
-			s := standings[i]
-			want = append(want, []string{strconv.Itoa(s.Rank), strconv.Itoa(comp), s.Participant,
-				strconv.FormatInt(s.Score, 10), strconv.FormatInt(s.Score/10, 10)})
+			want = append(want, []string{strconv.Itoa(i + 1), strconv.Itoa(comp), z.Member,
+				strconv.Itoa(int(z.Score)), strconv.Itoa(int(z.Score) / 10)})
+		}
+		standings, err := decodeStandings("k", zs, 1)
+		if err != nil {
+			t.Fatal(err)
 		}
 		var buf bytes.Buffer
 		if err := (Recap{QuizID: "q", Standings: standings}).WriteCSV(&buf); err != nil {
@@ -267,28 +397,76 @@ func FuzzRecapCSV(f *testing.F) {
 	})
 }
 
+// FuzzReplyError: a server error reply with any text (made by a real server
+// reply from miniredis, code word chosen from the mapped ones or fuzzed) maps
+// to at most one sentinel: the script code's (KUIS_*, NOPERM), ErrCorrupt for
+// WRONGTYPE (naming the key), ErrForbidden for an ACL refusal worded in text;
+// any other reply wraps no sentinel and keeps the *rueidis.RedisError in its
+// chain. Every mapped message names the subject, and only ErrCorrupt may name
+// the key it was given.
+func FuzzReplyError(f *testing.F) {
+	codes := []string{"KUIS_NOTFOUND", "KUIS_FINISHED", "KUIS_RUNNING", "KUIS_EXISTS", "KUIS_QUESTION",
+		"KUIS_CORRUPT", "KUIS_FORBIDDEN", "NOPERM", "WRONGTYPE", "ERR", "OOM", "NOSCRIPT"}
+	mapping := map[string]error{"KUIS_NOTFOUND": ErrQuizNotFound, "KUIS_FINISHED": ErrQuizFinished,
+		"KUIS_RUNNING": ErrQuizRunning, "KUIS_EXISTS": ErrQuizExists, "KUIS_QUESTION": ErrInvalidQuestion,
+		"KUIS_CORRUPT": ErrCorrupt, "KUIS_FORBIDDEN": ErrForbidden, "NOPERM": ErrForbidden, "WRONGTYPE": ErrCorrupt}
+	f.Add(uint8(5), "ns:meta:q: field status is missing")
+	f.Add(uint8(255), "ERR user can't run this command")
+	_, client := redistest.Miniredis(f)
+	ctx := context.Background()
+	const subject, key = `quiz "q", participant "Ali"`, "ns:papan:{q}"
+	f.Fuzz(func(t *testing.T, pick uint8, rest string) {
+		msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(rest) // a RESP error reply is one line
+		if int(pick) < len(codes) {
+			msg = codes[pick] + " " + msg
+		}
+		reply := client.Do(ctx, client.B().Eval().Script("return redis.error_reply(ARGV[1])").Numkeys(0).Arg(msg).Build()).Error()
+		re, ok := rueidis.IsRedisErr(reply)
+		if !ok {
+			t.Fatalf("miniredis answered %v, want an error reply", reply)
+		}
+		msg = re.Error()
+		code, detail, _ := strings.Cut(msg, " ")
+		var want []error
+		switch sentinel, mapped := mapping[code]; {
+		case mapped:
+			want = []error{sentinel}
+		case strings.Contains(msg, "can't run this command") || strings.Contains(msg, "can't access") || strings.Contains(msg, "no permissions"):
+			want = []error{ErrForbidden}
+		}
+		err := replyError(re, subject, key)
+		if got := matched(err); !slices.Equal(got, want) {
+			t.Fatalf("replyError(%q) = %v: sentinels %v, want %v", msg, err, got, want)
+		}
+		var chained *rueidis.RedisError
+		switch text := err.Error(); {
+		case want == nil && !errors.As(err, &chained):
+			t.Fatalf("replyError(%q) = %v lost the server's reply from its chain", msg, err)
+		case code == "WRONGTYPE" && !strings.Contains(text, key):
+			t.Fatalf("replyError(%q) = %q, want the key %s named", msg, text, key)
+		case code == "KUIS_CORRUPT" && text != ErrCorrupt.Error()+": "+detail:
+			t.Fatalf("replyError(%q) = %q, want the script's detail after the sentinel", msg, text)
+		case code != "KUIS_CORRUPT" && code != "WRONGTYPE" && !strings.Contains(text, subject):
+			t.Fatalf("replyError(%q) = %q does not name the subject", msg, text)
+		case code != "KUIS_CORRUPT" && code != "WRONGTYPE" && !strings.Contains(msg, key) && strings.Contains(text, key):
+			t.Fatalf("replyError(%q) = %q names the key", msg, text)
+		}
+	})
+}
+
 // TestReplyErrorNetworkTimeoutIsDeadlineExceeded: a caller's deadline that the
 // network layer reports as os.ErrDeadlineExceeded ("dial tcp …: i/o timeout",
 // seen when reconnecting to a stalled server) still satisfies
-// errors.Is(err, context.DeadlineExceeded), and keeps its own chain.
+// errors.Is(err, context.DeadlineExceeded), and keeps its own chain; other
+// network errors do not.
 func TestReplyErrorNetworkTimeoutIsDeadlineExceeded(t *testing.T) {
 	netErr := &net.OpError{Op: "dial", Net: "tcp", Err: os.ErrDeadlineExceeded}
-	for _, tc := range []struct {
-		name string
-		err  error
-	}{
-		{"dial i/o timeout", netErr},
-		{"wrapped i/o timeout", fmt.Errorf("ROLE on x: %w", netErr)},
-		{"context deadline", context.DeadlineExceeded},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got := replyError(tc.err, "quiz")
-			if !errors.Is(got, context.DeadlineExceeded) || !errors.Is(got, tc.err) {
-				t.Errorf("replyError(%v) = %v: want it to wrap both context.DeadlineExceeded and the original", tc.err, got)
-			}
-		})
+	for _, err := range []error{netErr, fmt.Errorf("ROLE on x: %w", netErr), context.DeadlineExceeded} {
+		if got := replyError(err, "quiz", ""); !errors.Is(got, context.DeadlineExceeded) || !errors.Is(got, err) {
+			t.Errorf("replyError(%v) = %v: want it to wrap both context.DeadlineExceeded and the original", err, got)
+		}
 	}
-	if got := replyError(errors.New("connection reset"), "quiz"); errors.Is(got, context.DeadlineExceeded) {
+	if got := replyError(errors.New("connection reset"), "quiz", ""); errors.Is(got, context.DeadlineExceeded) {
 		t.Errorf("replyError(connection reset) = %v wraps context.DeadlineExceeded", got)
 	}
 }
