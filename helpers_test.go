@@ -202,6 +202,17 @@ func dumpKeys(t testing.TB, ctx context.Context, client rueidis.Client, keys ...
 				content = append(content, strconv.Quote(f)+"="+strconv.Quote(v))
 			}
 			sort.Strings(content)
+		case "stream":
+			var entries []rueidis.XRangeEntry
+			entries, err = client.Do(ctx, client.B().Xrange().Key(key).Start("-").End("+").Build()).AsXRange()
+			for _, x := range entries {
+				fields := make([]string, 0, len(x.FieldValues))
+				for f, v := range x.FieldValues {
+					fields = append(fields, strconv.Quote(f)+"="+strconv.Quote(v))
+				}
+				sort.Strings(fields)
+				content = append(content, x.ID+"{"+strings.Join(fields, ",")+"}")
+			}
 		case "zset":
 			var zs []rueidis.ZScore
 			zs, err = client.Do(ctx, client.B().Zrange().Key(key).Min("0").Max("-1").Withscores().Build()).AsZScores()

@@ -74,10 +74,12 @@ const (
 	// TiesByTime puts first, among equal scores, the participant whose latest
 	// counted answer came first, by the Redis server's clock (exact ties in
 	// time fall back to name order). It reads the quiz's order set instead of
-	// its board, at the same cost. A quiz whose order set does not hold every
-	// participant on the board (one written before the answer log existed, or
-	// one whose board was changed behind the library's back) is read in name
-	// order until Store.Repair completes its order set.
+	// its board, at the same cost. A quiz whose order set holds a different
+	// number of members than its board (one written before the answer log
+	// existed, or one whose board was changed behind the library's back) is
+	// read in name order until Store.Repair completes its order set; an order
+	// set tampered with but of the right size is read as it is (Audit reports
+	// it, Repair mends it).
 	TiesByTime
 )
 
