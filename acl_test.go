@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -52,12 +53,11 @@ func skipWithoutACL(t *testing.T) {
 	}
 }
 
-// quizKeys lists the keys of the quizzes, meta, board and answers of each.
+// quizKeys lists the five keys of each of the quizzes.
 func quizKeys(e *env, ids ...string) []string {
 	var out []string
 	for _, id := range ids {
-		k := e.keys(id)
-		out = append(out, k.Meta(), k.Board(), k.Answers())
+		out = append(out, fiveKeys(e.keys(id))...)
 	}
 	return out
 }
@@ -113,8 +113,9 @@ func checkRefused(t *testing.T, e *env, keys []string, refused func(error) bool,
 }
 
 // TestACLAppRole: a user made from ACLRules(RoleApp) records answers by both
-// paths and runs every read, cached or not, and is refused, with nothing
-// written, every meta write, Purge, PurgeQuiz, and any other namespace.
+// paths, logged and placed in the order set, and runs every read, cached or
+// not, in either tie order, and Recap; it is refused, with nothing written,
+// every meta write, Purge, PurgeQuiz, Repair, and any other namespace.
 func TestACLAppRole(t *testing.T) {
 	e := newEnv(t)
 	app := aclUser(t, e, kuis.ACLRules(kuis.RoleApp, kuis.WithNamespace(e.ns)))
@@ -146,9 +147,41 @@ func TestACLAppRole(t *testing.T) {
 	if diff := cmp.Diff(want, res, cmpopts.EquateErrors()); err != nil || diff != "" {
 		t.Errorf("RecordAnswers: %v (-want +got):\n%s", err, diff)
 	}
-	// The server holds what the app wrote: Citra 30, Ali 30, Eka 20, Budi 20, Dewi 10.
+	// The server holds what the app wrote: Citra 30, Ali 30, Eka 20, Budi 20, Dewi 10,
+	// the answers logged, and everyone placed in the order set (Audit checks both).
 	if s, err := e.board(id).Standing(e.ctx, "Eka"); err != nil || s != (kuis.Standing{3, 3, "Eka", 20}) {
 		t.Errorf("Standing(Eka) as admin = %+v, %v; want rank 3, score 20", s, err)
+	}
+	if l := logFields(e, e.keys(id)); len(l) != 11 || !cmp.Equal(l[9:], [][3]string{{"Eka", "1", "10"}, {"Eka", "2", "20"}}) {
+		t.Errorf("log after the app's answers = %q; want the reference's nine, then Eka's two", l)
+	}
+	if v, err := e.store.Audit(e.ctx, id); err != nil || !cmp.Equal(v, []kuis.Violation{}) {
+		t.Errorf("Audit after the app's answers = %v, %v; want no violations", v, err)
+	}
+
+	// Answers the app records a few milliseconds apart, read by time: Ali
+	// answered before Citra, where name order puts Citra first.
+	timed, _, _ := e.running(3)
+	tb, _ := handles(t, as, timed)
+	for _, a := range []kuis.AnswerInput{{"Ali", 1}, {"Citra", 1}, {"Budi", 1}, {"Budi", 2}} {
+		time.Sleep(2 * time.Millisecond)
+		if _, err := tb.RecordAnswer(e.ctx, a.Participant, a.Question); err != nil {
+			t.Fatalf("RecordAnswer(%v) as app: %v", a, err)
+		}
+	}
+	byTime := []kuis.Standing{{1, 1, "Budi", 20}, {2, 2, "Ali", 10}, {3, 2, "Citra", 10}}
+	wantReads := map[string]any{"Standings": byTime, "Page": byTime[1:3], "Around": byTime[0:2], "Standing": byTime[1],
+		"Len": int64(3), "Get": kuis.Info{Title: "Kuis " + timed, Questions: 3, Status: kuis.StatusRunning}, "Status": kuis.StatusRunning}
+	for _, s := range []*kuis.Store{e.storeOn(app, kuis.WithTies(kuis.TiesByTime)), e.storeOn(app, kuis.WithTies(kuis.TiesByTime), cacheMinute)} {
+		for range 2 { // cached: a miss, then a hit
+			if diff := cmp.Diff(wantReads, readAll(t, e.ctx, s, timed)); diff != "" {
+				t.Errorf("reads by time as app (-want +got):\n%s", diff)
+			}
+		}
+		recap, err := s.Recap(e.ctx, timed)
+		if diff := cmp.Diff(byTime, recap.Standings); err != nil || diff != "" {
+			t.Errorf("Recap by time as app: %v (-want +got):\n%s", err, diff)
+		}
 	}
 
 	fresh := quizID()
@@ -156,7 +189,9 @@ func TestACLAppRole(t *testing.T) {
 	_, doneMeta := handles(t, as, done)
 	ob, om := handles(t, other.storeOn(app), otherID)
 	keys := append(quizKeys(e, id, done, fresh), quizKeys(other, otherID)...)
+	e.mustRaw("ZINCRBY", e.keys(id).Board(), "10", "Dewi") // something for Repair to do
 	checkRefused(t, e, keys, isForbidden,
+		refusedCall{"Repair", func() error { _, err := as.Repair(e.ctx, id); return err }},
 		refusedCall{"Create", func() error { return freshMeta.Create(e.ctx, "Kuis baru", 3) }},
 		refusedCall{"Create existing", func() error { return am.Create(e.ctx, "Kuis lagi", 3) }},
 		refusedCall{"Finish", func() error { return am.Finish(e.ctx) }},
@@ -188,7 +223,7 @@ func TestACLAppRole(t *testing.T) {
 
 // TestACLTeacherRole: a user made from ACLRules(RoleTeacher) is refused every
 // answer, with nothing written, and any other namespace; it runs every read,
-// creates, finishes, audits, recaps, lists and purges.
+// repairs, creates, finishes, audits, recaps, lists and purges.
 func TestACLTeacherRole(t *testing.T) {
 	e := newEnv(t)
 	teacher := aclUser(t, e, kuis.ACLRules(kuis.RoleTeacher, kuis.WithNamespace(e.ns)))
@@ -228,15 +263,30 @@ func TestACLTeacherRole(t *testing.T) {
 		refusedCall{"other namespace Get", func() error { _, err := om.Get(e.ctx); return err }},
 		refusedCall{"other namespace Purge", func() error { _, err := other.storeOn(teacher).Purge(e.ctx); return err }},
 	)
-	// The server itself keeps the teacher off scores and answers.
-	k := e.keys(id)
+	// The server itself keeps the teacher off answers, the log and points
+	// (ZADD and ZREM, which Repair needs, stay inside the namespace).
+	k, ko := e.keys(id), other.keys(otherID) // ko: the other namespace's quiz
 	checkRefused(t, e, keys, isRefusal,
 		rawAs(e.ctx, teacher, "ZINCRBY", k.Board(), "10", "Ali"),
-		rawAs(e.ctx, teacher, "ZADD", k.Board(), "100", "Ali"),
 		rawAs(e.ctx, teacher, "SADD", k.Answers(), "3:Eka"),
+		rawAs(e.ctx, teacher, "XADD", k.Log(), "*", "peserta", "Eka", "soal", "3", "skor", "10"),
 		evalAs(e.ctx, teacher, "return redis.call('ZINCRBY', KEYS[1], 10, 'Ali')", k.Board()),
-		rawAs(e.ctx, teacher, "HSET", other.keys(otherID).Meta(), "status", "selesai"),
+		rawAs(e.ctx, teacher, "HSET", ko.Meta(), "status", "selesai"),
+		rawAs(e.ctx, teacher, "ZADD", ko.Board(), "100", "Ali"),
+		rawAs(e.ctx, teacher, "ZREM", ko.Order(), "Ali"),
 	)
+
+	// Repair puts back a board changed behind the library's back.
+	e.mustRaw("ZREM", k.Board(), "Budi")
+	e.mustRaw("ZINCRBY", k.Board(), "10", "Dewi")
+	e.mustRaw("ZADD", k.Board(), "10", "Eka")
+	want := []kuis.Correction{{Participant: "Budi", Was: 0, Now: 20}, {Participant: "Dewi", Was: 20, Now: 10}, {Participant: "Eka", Was: 10, Now: 0}}
+	if got, err := ts.Repair(e.ctx, id); err != nil || !cmp.Equal(want, got) {
+		t.Errorf("Repair = %+v, %v; want %+v", got, err, want)
+	}
+	if got, err := ts.Repair(e.ctx, id); err != nil || !cmp.Equal([]kuis.Correction{}, got) {
+		t.Errorf("second Repair = %#v, %v; want an empty, non-nil slice", got, err)
+	}
 
 	_, fm := handles(t, ts, fresh)
 	if err := fm.Create(e.ctx, "Kuis guru", 2); err != nil {
@@ -264,8 +314,8 @@ func TestACLTeacherRole(t *testing.T) {
 	}
 	var archived []kuis.Standing
 	n, err := ts.PurgeQuiz(e.ctx, id, func(_ context.Context, r kuis.Recap) error { archived = r.Standings; return nil })
-	if diff := cmp.Diff(standings, archived); err != nil || n != 3 || diff != "" {
-		t.Errorf("PurgeQuiz = %d, %v; want 3, nil; archived (-want +got):\n%s", n, err, diff)
+	if diff := cmp.Diff(standings, archived); err != nil || n != 5 || diff != "" {
+		t.Errorf("PurgeQuiz = %d, %v; want 5, nil; archived (-want +got):\n%s", n, err, diff)
 	}
 	if n, err := ts.Purge(e.ctx); err != nil || n != 1 { // the fresh quiz's meta
 		t.Errorf("Purge = %d, %v; want 1", n, err)
@@ -300,6 +350,8 @@ func TestACLRefusalInsideAScriptIsErrForbidden(t *testing.T) {
 		call  func(*kuis.Board, *kuis.Meta) error
 	}{
 		{"RecordAnswer without HMGET", []string{ns + ":*", "+zincrby", "+sadd", "+sismember", "+zscore", "+exists"}, record},
+		{"RecordAnswer without XADD", []string{ns + ":*", "+hmget", "+zincrby", "+sadd", "+sismember", "+zscore", "+exists",
+			"+zadd", "+zcard", "+xlen"}, record},
 		{"Create without EXISTS", []string{ns + ":*", "+hset"}, create},
 		{"Create without the board key", []string{ns + ":meta:*", "+hset", "+exists"}, create},
 	}

@@ -38,9 +38,21 @@ func scoresOnBoard(e *env, k kuis.Keys) map[string]float64 {
 	return out
 }
 
+// logFields is the quiz's log without entry IDs: peserta, soal and skor of
+// each entry, in order.
+func logFields(e *env, k kuis.Keys) [][3]string {
+	e.t.Helper()
+	out := [][3]string{}
+	for _, l := range answerLog(e, k) {
+		out = append(out, [3]string{l.Participant, l.Question, l.Score})
+	}
+	return out
+}
+
 // TestRecordAnswerCountsEachPairOnce plays call sequences on a fresh running
-// quiz and checks every reply, then the board and the answers set they leave:
-// one member "<question>:<participant>" per counted pair.
+// quiz and checks every reply, then the board, the answers set and the log
+// they leave: one member "<question>:<participant>" and one entry per counted
+// pair, and an order set Audit finds placing everyone by their latest answer.
 func TestRecordAnswerCountsEachPairOnce(t *testing.T) {
 	type call struct {
 		participant string
@@ -53,6 +65,7 @@ func TestRecordAnswerCountsEachPairOnce(t *testing.T) {
 		calls     []call
 		wantBoard map[string]float64
 		wantPairs []string
+		wantLog   [][3]string
 	}{
 		{
 			name:      "a repeat adds nothing and answers the current score",
@@ -69,6 +82,7 @@ func TestRecordAnswerCountsEachPairOnce(t *testing.T) {
 			},
 			wantBoard: map[string]float64{"Ali": 30, "Budi": 10},
 			wantPairs: []string{"1:Ali", "1:Budi", "2:Ali", "3:Ali"},
+			wantLog:   [][3]string{{"Ali", "1", "10"}, {"Ali", "2", "20"}, {"Budi", "1", "10"}, {"Ali", "3", "30"}},
 		},
 		{
 			name:      "questions are decimal, names kept as given",
@@ -82,12 +96,15 @@ func TestRecordAnswerCountsEachPairOnce(t *testing.T) {
 			},
 			wantBoard: map[string]float64{"Siti: kelas 8B": 30, "Ñoman Śukarta": 10},
 			wantPairs: []string{"1000:Siti: kelas 8B", "10:Siti: kelas 8B", "1:Siti: kelas 8B", "1:Ñoman Śukarta"},
+			wantLog: [][3]string{{"Siti: kelas 8B", "10", "10"}, {"Siti: kelas 8B", "1", "20"}, {"Siti: kelas 8B", "1000", "30"},
+				{"Ñoman Śukarta", "1", "10"}},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t)
 			id, _, b := e.running(tt.questions)
+			k := e.keys(id)
 			for _, c := range tt.calls {
 				got, err := b.RecordAnswer(e.ctx, c.participant, c.question)
 				if err != nil {
@@ -97,12 +114,17 @@ func TestRecordAnswerCountsEachPairOnce(t *testing.T) {
 					t.Errorf("RecordAnswer(%q, %d) (-want +got):\n%s", c.participant, c.question, diff)
 				}
 			}
-			k := e.keys(id)
 			if diff := cmp.Diff(tt.wantBoard, scoresOnBoard(e, k)); diff != "" {
 				t.Errorf("board (-want +got):\n%s", diff)
 			}
 			if diff := cmp.Diff(tt.wantPairs, pairsAnswered(e, k)); diff != "" {
 				t.Errorf("answers set (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantLog, logFields(e, k)); diff != "" {
+				t.Errorf("log (-want +got):\n%s", diff)
+			}
+			if v, err := e.store.Audit(e.ctx, id); err != nil || !cmp.Equal(v, []kuis.Violation{}) {
+				t.Errorf("Audit = %v, %v; want no violations", v, err)
 			}
 		})
 	}
@@ -125,7 +147,7 @@ var invalidParticipants = []struct{ name, participant string }{
 }
 
 // TestRecordAnswerRefusalsWriteNothing: each refusal returns its sentinel and
-// the zero Answer, and leaves the quiz's three keys exactly as they were. The
+// the zero Answer, and leaves the quiz's five keys exactly as they were. The
 // quiz has 3 questions and holds Ali's answer to question 1 before setup.
 func TestRecordAnswerRefusalsWriteNothing(t *testing.T) {
 	type setup func(e *env, k kuis.Keys)
@@ -155,8 +177,8 @@ func TestRecordAnswerRefusalsWriteNothing(t *testing.T) {
 		{"question -1", nil, "Budi", -1, kuis.ErrInvalidQuestion},
 		{"question above jumlah_soal", nil, "Budi", 4, kuis.ErrInvalidQuestion},
 		{"invalid participant is checked first", nil, "", 0, kuis.ErrInvalidParticipant},
-		{"no key at all", del(kuis.Keys.Meta, kuis.Keys.Board, kuis.Keys.Answers), "Budi", 1, kuis.ErrQuizNotFound},
-		{"board and answers without meta", del(kuis.Keys.Meta), "Budi", 1, kuis.ErrQuizNotFound},
+		{"no key at all", del(kuis.Keys.Meta, kuis.Keys.Board, kuis.Keys.Answers, kuis.Keys.Log, kuis.Keys.Order), "Budi", 1, kuis.ErrQuizNotFound},
+		{"board, answers, log and order without meta", del(kuis.Keys.Meta), "Budi", 1, kuis.ErrQuizNotFound},
 		{"question 0 is checked before the quiz", del(kuis.Keys.Meta), "Budi", 0, kuis.ErrInvalidQuestion},
 		{"finished", finished, "Budi", 1, kuis.ErrQuizFinished},
 		{"finished, a new question of a counted participant", finished, "Ali", 2, kuis.ErrQuizFinished},
@@ -168,6 +190,10 @@ func TestRecordAnswerRefusalsWriteNothing(t *testing.T) {
 		{"jumlah_soal of 16 digits", meta("judul", "Kuis", "jumlah_soal", "1000000000000000", "status", "berjalan"), "Budi", 1, kuis.ErrCorrupt},
 		{"board is a list", raw(kuis.Keys.Board, "RPUSH", "Ali"), "Budi", 2, kuis.ErrCorrupt},
 		{"answers is a string", raw(kuis.Keys.Answers, "SET", "1:Ali"), "Budi", 2, kuis.ErrCorrupt},
+		{"log is a string", raw(kuis.Keys.Log, "SET", "catatan"), "Budi", 2, kuis.ErrCorrupt},
+		{"log is a string, a participant on the board", raw(kuis.Keys.Log, "SET", "catatan"), "Ali", 2, kuis.ErrCorrupt},
+		{"order is a string", raw(kuis.Keys.Order, "SET", "urutan"), "Budi", 2, kuis.ErrCorrupt},
+		{"order is a hash", raw(kuis.Keys.Order, "HSET", "Ali", "10"), "Ali", 2, kuis.ErrCorrupt},
 		{"score not a multiple of 10", raw(kuis.Keys.Board, "ZADD", "15", "Ali"), "Ali", 2, kuis.ErrCorrupt},
 		{"negative score", raw(kuis.Keys.Board, "ZADD", "-10", "Ali"), "Ali", 2, kuis.ErrCorrupt},
 		{"answered pair without a score", func(e *env, k kuis.Keys) { e.mustRaw("SADD", k.Answers(), "3:Citra") }, "Citra", 3, kuis.ErrCorrupt},
@@ -192,12 +218,12 @@ func TestRecordAnswerRefusalsWriteNothing(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(e, k)
 			}
-			before := e.dump(k.Meta(), k.Board(), k.Answers())
+			before := e.dump(fiveKeys(k)...)
 			got, err := b.RecordAnswer(e.ctx, tt.participant, tt.question)
 			if !errors.Is(err, tt.wantErr) || got != (kuis.Answer{}) {
 				t.Errorf("RecordAnswer(%q, %d) = %+v, %v; want the zero Answer, %v", tt.participant, tt.question, got, err, tt.wantErr)
 			}
-			if diff := cmp.Diff(before, e.dump(k.Meta(), k.Board(), k.Answers())); diff != "" {
+			if diff := cmp.Diff(before, e.dump(fiveKeys(k)...)); diff != "" {
 				t.Errorf("a refused RecordAnswer changed keys (-before +after):\n%s", diff)
 			}
 		})
@@ -217,12 +243,12 @@ func TestRecordAnswerRetryAfterFinishIsDuplicate(t *testing.T) {
 	}
 	e.finish(id)
 	k := e.keys(id)
-	before := e.dump(k.Meta(), k.Board(), k.Answers())
+	before := e.dump(fiveKeys(k)...)
 	got, err := b.RecordAnswer(e.ctx, "Ali", 1)
 	if err != nil || got != (kuis.Answer{Score: 20, Duplicate: true}) {
 		t.Errorf("RecordAnswer(Ali, 1) after Finish = %+v, %v; want {Score: 20, Duplicate: true}", got, err)
 	}
-	if diff := cmp.Diff(before, e.dump(k.Meta(), k.Board(), k.Answers())); diff != "" {
+	if diff := cmp.Diff(before, e.dump(fiveKeys(k)...)); diff != "" {
 		t.Errorf("a retry after Finish changed keys (-before +after):\n%s", diff)
 	}
 }
@@ -249,12 +275,14 @@ func TestRecordAnswers(t *testing.T) {
 		input     []kuis.AnswerInput
 		want      []kuis.AnswerResult
 		wantPairs []string
+		wantLog   [][3]string // after Citra's answer to question 3, counted first
 	}{
 		{
 			name:      "a pair twice in one batch counts at its first position",
 			input:     in("Ali", 1, "Ali", 1, "Budi", 2, "Ali", 2, "Budi", 2, "Citra", 3),
 			want:      []kuis.AnswerResult{ok(10), dup(10), ok(10), ok(20), dup(10), dup(10)},
 			wantPairs: []string{"1:Ali", "2:Ali", "2:Budi", "3:Citra"},
+			wantLog:   [][3]string{{"Ali", "1", "10"}, {"Budi", "2", "10"}, {"Ali", "2", "20"}},
 		},
 		{
 			name: "invalid and refused entries fail alone",
@@ -264,6 +292,7 @@ func TestRecordAnswers(t *testing.T) {
 				refused(kuis.ErrInvalidQuestion), refused(kuis.ErrInvalidParticipant),
 				ok(20), refused(kuis.ErrInvalidParticipant), dup(20)},
 			wantPairs: []string{"1:Ali", "2:Ali", "3:Citra"},
+			wantLog:   [][3]string{{"Ali", "1", "10"}, {"Ali", "2", "20"}},
 		},
 		{
 			name: "a corrupt score refuses only its participant",
@@ -273,6 +302,7 @@ func TestRecordAnswers(t *testing.T) {
 			input:     in("Citra", 1, "Ali", 1),
 			want:      []kuis.AnswerResult{refused(kuis.ErrCorrupt), ok(10)},
 			wantPairs: []string{"1:Ali", "3:Citra"},
+			wantLog:   [][3]string{{"Ali", "1", "10"}},
 		},
 		{
 			name:      "finished: counted pairs are Duplicate, new ones refused",
@@ -313,6 +343,9 @@ func TestRecordAnswers(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.wantPairs, pairsAnswered(e, e.keys(id))); diff != "" {
 				t.Errorf("answers set (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(append([][3]string{{"Citra", "3", "10"}}, tt.wantLog...), logFields(e, e.keys(id))); diff != "" {
+				t.Errorf("log (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -17,7 +17,8 @@ import (
 // submitted by every one of many goroutines at once, each in its own order,
 // half of them one by one and half in batches. Exactly one submission of each
 // pair may count; the board ends at 10 x the participant's distinct pairs,
-// and the answers set holds exactly those pairs.
+// the answers set and the log hold exactly those pairs, once each, and Audit
+// finds the order set placing everyone by their latest logged answer.
 func TestConcurrentDuplicatesCountOnce(t *testing.T) {
 	const (
 		participants = 12
@@ -107,6 +108,17 @@ func TestConcurrentDuplicatesCountOnce(t *testing.T) {
 	}
 	if diff := cmp.Diff(wantPairs, pairsAnswered(e, k)); diff != "" {
 		t.Errorf("answers set (-want +got):\n%s", diff)
+	}
+	var loggedPairs []string
+	for _, entry := range logFields(e, k) {
+		loggedPairs = append(loggedPairs, entry[1]+":"+entry[0])
+	}
+	sort.Strings(loggedPairs)
+	if diff := cmp.Diff(wantPairs, loggedPairs); diff != "" {
+		t.Errorf("pairs in the log (-want +got):\n%s", diff)
+	}
+	if v, err := e.store.Audit(e.ctx, id); err != nil || len(v) != 0 {
+		t.Errorf("Audit = %v, %v; want no violations", v, err)
 	}
 }
 

@@ -12,8 +12,10 @@ import (
 	"github.com/kuisboard/kuis/internal/redistest"
 )
 
-// threeKeys lists the three keys of a quiz, for e.dump.
-func threeKeys(k kuis.Keys) []string { return []string{k.Meta(), k.Board(), k.Answers()} }
+// fiveKeys lists the five keys of a quiz: meta, board, answers, log, order.
+func fiveKeys(k kuis.Keys) []string {
+	return []string{k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order()}
+}
 
 func TestMetaCreate(t *testing.T) {
 	e := newEnv(t)
@@ -26,13 +28,15 @@ func TestMetaCreate(t *testing.T) {
 		k.Meta():    `hash, no TTL: ["judul"="Kuis Matematika 日本" "jumlah_soal"="3" "status"="berjalan"]`,
 		k.Board():   "none",
 		k.Answers(): "none",
+		k.Log():     "none",
+		k.Order():   "none",
 	}
-	if diff := cmp.Diff(want, e.dump(threeKeys(k)...)); diff != "" {
+	if diff := cmp.Diff(want, e.dump(fiveKeys(k)...)); diff != "" {
 		t.Errorf("keys after Create (-want +got):\n%s", diff)
 	}
 }
 
-// TestMetaCreateRefusesAnyExistingKey: a key of the quiz, any of the three,
+// TestMetaCreateRefusesAnyExistingKey: a key of the quiz, any of the five,
 // of any type, makes Create refuse, and nothing is overwritten.
 func TestMetaCreateRefusesAnyExistingKey(t *testing.T) {
 	tests := []struct {
@@ -52,17 +56,23 @@ func TestMetaCreateRefusesAnyExistingKey(t *testing.T) {
 		{"board string", func(e *env, _ string, k kuis.Keys) { e.mustRaw("SET", k.Board(), "teks") }},
 		{"answers only", func(e *env, _ string, k kuis.Keys) { e.mustRaw("SADD", k.Answers(), "1:Ali") }},
 		{"answers hash", func(e *env, _ string, k kuis.Keys) { e.mustRaw("HSET", k.Answers(), "1", "Ali") }},
+		{"log only", func(e *env, _ string, k kuis.Keys) {
+			e.mustRaw("XADD", k.Log(), "*", "peserta", "Ali", "soal", "1", "skor", "10")
+		}},
+		{"log string", func(e *env, _ string, k kuis.Keys) { e.mustRaw("SET", k.Log(), "teks") }},
+		{"order only", func(e *env, _ string, k kuis.Keys) { e.mustRaw("ZADD", k.Order(), "4398046511104", "Ali") }},
+		{"order set", func(e *env, _ string, k kuis.Keys) { e.mustRaw("SADD", k.Order(), "Ali") }},
 	}
 	e := newEnv(t)
 	for _, tt := range tests {
 		id := quizID()
 		k := e.keys(id)
 		tt.setup(e, id, k)
-		before := e.dump(threeKeys(k)...)
+		before := e.dump(fiveKeys(k)...)
 		if err := e.meta(id).Create(e.ctx, "Baru", 3); !errors.Is(err, kuis.ErrQuizExists) {
 			t.Errorf("%s: Create = %v; want ErrQuizExists", tt.name, err)
 		}
-		if diff := cmp.Diff(before, e.dump(threeKeys(k)...)); diff != "" {
+		if diff := cmp.Diff(before, e.dump(fiveKeys(k)...)); diff != "" {
 			t.Errorf("%s: a refused Create changed keys (-before +after):\n%s", tt.name, diff)
 		}
 	}
@@ -156,7 +166,7 @@ func TestMetaReads(t *testing.T) {
 		id := quizID()
 		k := e.keys(id)
 		tt.setup(e, k)
-		before := e.dump(threeKeys(k)...)
+		before := e.dump(fiveKeys(k)...)
 		m := e.meta(id)
 		info, err := m.Get(e.ctx)
 		check := func(call string, err, want error) {
@@ -175,7 +185,7 @@ func TestMetaReads(t *testing.T) {
 		if tt.statusErr == nil && status != tt.info.Status {
 			t.Errorf("%s: Status = %q; want %q", tt.name, status, tt.info.Status)
 		}
-		if diff := cmp.Diff(before, e.dump(threeKeys(k)...)); diff != "" {
+		if diff := cmp.Diff(before, e.dump(fiveKeys(k)...)); diff != "" {
 			t.Errorf("%s: a read changed keys (-before +after):\n%s", tt.name, diff)
 		}
 	}
@@ -212,14 +222,14 @@ func TestMetaFinish(t *testing.T) {
 		id := quizID()
 		k := e.keys(id)
 		tt.setup(e, id, k)
-		want := e.dump(threeKeys(k)...)
+		want := e.dump(fiveKeys(k)...)
 		if tt.changed {
 			want[k.Meta()] = strings.Replace(want[k.Meta()], `"berjalan"`, `"selesai"`, 1)
 		}
 		if err := e.meta(id).Finish(e.ctx); !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
 			t.Errorf("%s: Finish = %v; want %v", tt.name, err, tt.wantErr)
 		}
-		if diff := cmp.Diff(want, e.dump(threeKeys(k)...)); diff != "" {
+		if diff := cmp.Diff(want, e.dump(fiveKeys(k)...)); diff != "" {
 			t.Errorf("%s: keys after Finish (-want +got):\n%s", tt.name, diff)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"math/rand"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/kuisboard/kuis"
 	"github.com/kuisboard/kuis/internal/redistest"
 	"github.com/redis/rueidis"
@@ -67,7 +69,7 @@ func TestPurge(t *testing.T) {
 		var inside []string
 		for range 2 {
 			id, _, _ := e.reference()
-			inside = append(inside, threeKeys(e.keys(id))...)
+			inside = append(inside, fiveKeys(e.keys(id))...)
 		}
 		empty, _, _ := e.running(1)
 		inside = append(inside, e.keys(empty).Meta())
@@ -85,7 +87,7 @@ func TestPurge(t *testing.T) {
 		lookAlikes := []string{ns, ns + "x:1", ns + "2:papan:a", "other:" + ns + ":papan:x", strings.ToUpper(ns) + ":papan:a",
 			"x" + ns + ":meta:a", ns + "-:papan:a", ns + ";papan:a", ns[:len(ns)-1] + ":papan:a"}
 		writeKeys(e, lookAlikes, func(i int) int { return i })
-		outside := append(threeKeys(neighbour.keys(nid)), lookAlikes...)
+		outside := append(fiveKeys(neighbour.keys(nid)), lookAlikes...)
 		before := e.dump(outside...)
 
 		n, err := e.store.Purge(e.ctx)
@@ -209,28 +211,50 @@ func TestQuizzes(t *testing.T) {
 }
 
 // TestPurgeQuiz runs PurgeQuiz on quizzes in every state: only a finished
-// quiz whose recap was archived loses its three keys, and a neighbouring quiz
-// of the namespace is never touched.
+// quiz whose recap was archived loses its keys (all five, or as many as it
+// has), and a neighbouring quiz of the namespace is never touched.
 func TestPurgeQuiz(t *testing.T) {
 	errArchive := errors.New("archive: bucket unreachable")
 	finished := func(e *env) string { id, _, _ := e.reference(); e.finish(id); return id }
+	reference := func(id string) kuis.Recap { return referenceRecap(id, kuis.StatusFinished) }
 	tests := []struct {
 		name  string
 		setup func(e *env) string
 		// during runs inside archive and returns its error.
-		during      func(e *env, k kuis.Keys) error
-		nilArchive  bool
-		wantErr     error
-		wantArchive bool // archive is called once, with the whole recap
+		during     func(e *env, k kuis.Keys) error
+		nilArchive bool
+		wantErr    error
+		wantN      int64                      // keys deleted when PurgeQuiz succeeds
+		recap      func(id string) kuis.Recap // what archive is called with, once; nil: never called
+		timeless   bool                       // the recap's answers have no time: they predate the log
 	}{
-		{name: "finished", setup: finished, wantArchive: true},
+		{name: "finished", setup: finished, wantN: 5, recap: reference},
+		{name: "finished without answers", setup: func(e *env) string { id, _, _ := e.running(2); e.finish(id); return id },
+			wantN: 1, recap: func(id string) kuis.Recap {
+				return kuis.Recap{QuizID: id, Info: kuis.Info{Title: "Kuis " + id, Questions: 2, Status: kuis.StatusFinished},
+					Standings: []kuis.Standing{}, Questions: []kuis.QuestionResult{{1, 0}, {2, 0}}}
+			}},
+		{name: "finished before the answer log existed", setup: func(e *env) string {
+			id := finished(e)
+			e.mustRaw("DEL", e.keys(id).Log(), e.keys(id).Order())
+			return id
+		}, wantN: 3, timeless: true, recap: func(id string) kuis.Recap {
+			r := reference(id)
+			slices.SortFunc(r.Answers, func(a, b kuis.AnswerRecord) int {
+				if a.Question != b.Question {
+					return a.Question - b.Question
+				}
+				return strings.Compare(a.Participant, b.Participant)
+			})
+			return r
+		}},
 		{name: "running", setup: func(e *env) string { id, _, _ := e.reference(); return id }, wantErr: kuis.ErrQuizRunning},
 		{name: "archive fails", setup: finished, during: func(*env, kuis.Keys) error { return errArchive },
-			wantErr: errArchive, wantArchive: true},
+			wantErr: errArchive, recap: reference},
 		{name: "reopened while archiving", setup: finished, during: func(e *env, k kuis.Keys) error {
 			e.mustRaw("HSET", k.Meta(), "status", "berjalan")
 			return nil
-		}, wantErr: kuis.ErrQuizRunning, wantArchive: true},
+		}, wantErr: kuis.ErrQuizRunning, recap: reference},
 		{name: "nil archive", setup: finished, nilArchive: true, wantErr: kuis.ErrNoArchive},
 		{name: "no meta", setup: func(e *env) string {
 			id := finished(e)
@@ -247,16 +271,23 @@ func TestPurgeQuiz(t *testing.T) {
 			e.mustRaw("ZINCRBY", e.keys(id).Board(), "5", "Dewi")
 			return id
 		}, wantErr: kuis.ErrCorrupt},
+		{name: "log string", setup: func(e *env) string {
+			id := finished(e)
+			e.mustRaw("DEL", e.keys(id).Log())
+			e.mustRaw("SET", e.keys(id).Log(), "x")
+			return id
+		}, wantErr: kuis.ErrCorrupt},
 	}
 	for _, tt := range tests {
 		e := newEnv(t)
 		nid := finished(e)
-		neighbour := e.dump(threeKeys(e.keys(nid))...)
+		neighbour := e.dump(fiveKeys(e.keys(nid))...)
+		from := time.Now()
 		id := tt.setup(e)
 		k := e.keys(id)
-		want := e.dump(threeKeys(k)...)
+		want := e.dump(fiveKeys(k)...)
 		if tt.wantErr == nil {
-			want = gone(threeKeys(k)...)
+			want = gone(fiveKeys(k)...)
 		}
 		var archived []kuis.Recap
 		archive := func(_ context.Context, r kuis.Recap) error {
@@ -270,31 +301,35 @@ func TestPurgeQuiz(t *testing.T) {
 			archive = nil
 		}
 		var wantRecaps []kuis.Recap
-		if tt.wantArchive {
-			wantRecaps = []kuis.Recap{{QuizID: id, Info: kuis.Info{Title: "Kuis " + id, Questions: 3, Status: kuis.StatusFinished},
-				Standings: referenceStandings}}
+		if tt.recap != nil {
+			wantRecaps = []kuis.Recap{tt.recap(id)}
 		}
 
 		n, err := e.store.PurgeQuiz(e.ctx, id, archive)
 		if !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
 			t.Errorf("%s: PurgeQuiz = %d, %v; want error %v", tt.name, n, err, tt.wantErr)
 		}
-		if wantN := map[bool]int64{true: 3}[tt.wantErr == nil]; n != wantN {
-			t.Errorf("%s: PurgeQuiz = %d; want %d", tt.name, n, wantN)
+		if n != tt.wantN {
+			t.Errorf("%s: PurgeQuiz = %d; want %d", tt.name, n, tt.wantN)
 		}
 		for i := range archived {
 			archived[i].TakenAt = time.Time{}
+			if !tt.timeless {
+				checkTimes(t, archived[i].Answers, from, time.Now())
+				archived[i].Answers = untimed(archived[i].Answers)
+			}
 		}
-		if diff := cmp.Diff(wantRecaps, archived); diff != "" {
+		// EquateEmpty: whether a recap without answers holds nil or [] is not the point here.
+		if diff := cmp.Diff(wantRecaps, archived, cmpopts.EquateEmpty()); diff != "" {
 			t.Errorf("%s: recaps archived (-want +got):\n%s", tt.name, diff)
 		}
 		if tt.name == "reopened while archiving" {
 			want[k.Meta()] = strings.Replace(want[k.Meta()], `"selesai"`, `"berjalan"`, 1)
 		}
-		if diff := cmp.Diff(want, e.dump(threeKeys(k)...)); diff != "" {
+		if diff := cmp.Diff(want, e.dump(fiveKeys(k)...)); diff != "" {
 			t.Errorf("%s: keys after PurgeQuiz (-want +got):\n%s", tt.name, diff)
 		}
-		if diff := cmp.Diff(neighbour, e.dump(threeKeys(e.keys(nid))...)); diff != "" {
+		if diff := cmp.Diff(neighbour, e.dump(fiveKeys(e.keys(nid))...)); diff != "" {
 			t.Errorf("%s: the neighbouring quiz changed (-before +after):\n%s", tt.name, diff)
 		}
 	}

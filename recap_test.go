@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,14 +22,57 @@ var referenceStandings = []kuis.Standing{
 	{Rank: 4, CompetitionRank: 4, Participant: "Dewi", Score: 10},
 }
 
+// referenceRecap is the recap of reference quiz id in status, with the
+// answers' times zeroed (see untimed).
+func referenceRecap(id string, status kuis.Status) kuis.Recap {
+	var answers []kuis.AnswerRecord
+	for q, round := range referenceRounds {
+		for _, name := range round {
+			answers = append(answers, kuis.AnswerRecord{Participant: name, Question: q + 1})
+		}
+	}
+	return kuis.Recap{QuizID: id, Info: kuis.Info{Title: "Kuis " + id, Questions: 3, Status: status},
+		Standings: referenceStandings, Questions: []kuis.QuestionResult{{1, 2}, {2, 3}, {3, 4}}, Answers: answers}
+}
+
+// checkTimes checks that each answer's time is the server's clock when it was
+// counted: UTC, to the millisecond, within from..to (the test's clock around
+// the answers) and never before the answer logged before it.
+func checkTimes(t testing.TB, answers []kuis.AnswerRecord, from, to time.Time) {
+	t.Helper()
+	prev := from.Truncate(time.Millisecond)
+	for i, a := range answers {
+		switch {
+		case a.At.IsZero() || a.At.Location() != time.UTC || a.At.Nanosecond()%int(time.Millisecond) != 0:
+			t.Errorf("answer %d %+v: At is not a UTC time in whole milliseconds", i, a)
+		case a.At.Before(prev):
+			t.Errorf("answer %d %+v: At is before %v (the test's start or the answer logged before it)", i, a, prev)
+		case a.At.After(to):
+			t.Errorf("answer %d %+v: At is after %v, when the test had the reply", i, a, to)
+		}
+		prev = a.At
+	}
+}
+
+// untimed returns a copy of answers with every time zeroed, for cmp.Diff
+// once checkTimes has looked at the times.
+func untimed(answers []kuis.AnswerRecord) []kuis.AnswerRecord {
+	out := slices.Clone(answers)
+	for i := range out {
+		out[i].At = time.Time{}
+	}
+	return out
+}
+
 func TestRecap(t *testing.T) {
 	e := newEnv(t)
+	from := time.Now()
 	id, _, _ := e.reference()
 	for _, status := range []kuis.Status{kuis.StatusRunning, kuis.StatusFinished} {
 		if status == kuis.StatusFinished {
 			e.finish(id)
 		}
-		calls := []string{"evalsha_ro", "eval_ro", "hgetall", "zrange"}
+		calls := []string{"evalsha_ro", "eval_ro", "hgetall", "zrange", "smembers", "xrange"}
 		var before map[string]int64
 		if redistest.Real() { // only a real server keeps command statistics
 			before = commandCalls(t, e.ctx, e.client, calls...)
@@ -42,43 +86,53 @@ func TestRecap(t *testing.T) {
 			t.Errorf("TakenAt = %v; want the moment of the call", got.TakenAt)
 		}
 		got.TakenAt = time.Time{}
-		want := kuis.Recap{QuizID: id, Info: kuis.Info{Title: "Kuis " + id, Questions: 3, Status: status}, Standings: referenceStandings}
-		if diff := cmp.Diff(want, got); diff != "" {
+		checkTimes(t, got.Answers, from, start)
+		got.Answers = untimed(got.Answers)
+		if diff := cmp.Diff(referenceRecap(id, status), got); diff != "" {
 			t.Errorf("Recap(%q) (-want +got):\n%s", id, diff)
 		}
-		// One snapshot: one read-only script runs both reads (the first call
+		// One snapshot: one read-only script runs every read (the first call
 		// may have loaded the script, so only the second one counts).
 		if redistest.Real() && status == kuis.StatusFinished {
 			after := commandCalls(t, e.ctx, e.client, calls...)
 			for _, c := range calls {
 				after[c] -= before[c]
 			}
-			want := map[string]int64{"evalsha_ro": 1, "eval_ro": 0, "hgetall": 1, "zrange": 1}
+			want := map[string]int64{"evalsha_ro": 1, "eval_ro": 0, "hgetall": 1, "zrange": 1, "smembers": 1, "xrange": 1}
 			if diff := cmp.Diff(want, after); diff != "" {
 				t.Errorf("commands of one Recap (-want +got):\n%s", diff)
 			}
 		}
 	}
 	empty, _, _ := e.running(5)
-	if got, err := e.store.Recap(e.ctx, empty); err != nil || got.Standings == nil || len(got.Standings) != 0 || got.Info.Questions != 5 {
-		t.Errorf("Recap of a quiz without answers = %+v, %v; want empty, non-nil Standings", got, err)
+	got, err := e.store.Recap(e.ctx, empty)
+	if err != nil || got.Standings == nil || len(got.Standings) != 0 || got.Info.Questions != 5 || len(got.Answers) != 0 ||
+		!cmp.Equal(got.Questions, []kuis.QuestionResult{{1, 0}, {2, 0}, {3, 0}, {4, 0}, {5, 0}}) {
+		t.Errorf("Recap of a quiz without answers = %+v, %v; want empty, non-nil Standings, no answers, 5 questions of 0", got, err)
 	}
 }
 
 func TestRecapErrors(t *testing.T) {
+	byTime := []kuis.Option{kuis.WithTies(kuis.TiesByTime)}
 	tests := []struct {
 		name    string
+		opts    []kuis.Option
 		setup   func(e *env, k kuis.Keys)
 		wantErr error
-		mention string // for ErrCorrupt: the key ("m" meta, "b" board), then what it says
+		mention string // for ErrCorrupt: the key ("m" meta, "b" board, "l" log, "o" order), then what it says
 	}{
-		{"no keys", func(*env, kuis.Keys) {}, kuis.ErrQuizNotFound, ""},
-		{"a board without meta", func(e *env, k kuis.Keys) { e.mustRaw("ZADD", k.Board(), "10", "Ali") }, kuis.ErrQuizNotFound, ""},
-		{"score 15", func(e *env, k kuis.Keys) { e.mustRaw("ZINCRBY", k.Board(), "5", "Dewi") }, kuis.ErrCorrupt, `b: member "Dewi" has score 15`},
-		{"board string", func(e *env, k kuis.Keys) { e.mustRaw("DEL", k.Board()); e.mustRaw("SET", k.Board(), "x") }, kuis.ErrCorrupt, "b: not a sorted set"},
-		{"meta string", func(e *env, k kuis.Keys) { e.mustRaw("DEL", k.Meta()); e.mustRaw("SET", k.Meta(), "x") }, kuis.ErrCorrupt, "m: not a hash"},
-		{"unknown status", func(e *env, k kuis.Keys) { e.mustRaw("HSET", k.Meta(), "status", "ditunda") }, kuis.ErrCorrupt, `m: field status is "ditunda"`},
-		{"no jumlah_soal", func(e *env, k kuis.Keys) { e.mustRaw("HDEL", k.Meta(), "jumlah_soal") }, kuis.ErrCorrupt, "m: field jumlah_soal is missing"},
+		{"no keys", nil, func(*env, kuis.Keys) {}, kuis.ErrQuizNotFound, ""},
+		{"a board without meta", nil, func(e *env, k kuis.Keys) { e.mustRaw("ZADD", k.Board(), "10", "Ali") }, kuis.ErrQuizNotFound, ""},
+		{"score 15", nil, func(e *env, k kuis.Keys) { e.mustRaw("ZINCRBY", k.Board(), "5", "Dewi") }, kuis.ErrCorrupt, `b: member "Dewi" has score 15`},
+		{"board string", nil, func(e *env, k kuis.Keys) { e.mustRaw("DEL", k.Board()); e.mustRaw("SET", k.Board(), "x") }, kuis.ErrCorrupt, "b: not a sorted set"},
+		{"meta string", nil, func(e *env, k kuis.Keys) { e.mustRaw("DEL", k.Meta()); e.mustRaw("SET", k.Meta(), "x") }, kuis.ErrCorrupt, "m: not a hash"},
+		{"unknown status", nil, func(e *env, k kuis.Keys) { e.mustRaw("HSET", k.Meta(), "status", "ditunda") }, kuis.ErrCorrupt, `m: field status is "ditunda"`},
+		{"no jumlah_soal", nil, func(e *env, k kuis.Keys) { e.mustRaw("HDEL", k.Meta(), "jumlah_soal") }, kuis.ErrCorrupt, "m: field jumlah_soal is missing"},
+		{"log string", nil, func(e *env, k kuis.Keys) { e.mustRaw("DEL", k.Log()); e.mustRaw("SET", k.Log(), "x") }, kuis.ErrCorrupt, "l: not a stream"},
+		{"log entry of other fields", nil, func(e *env, k kuis.Keys) { e.mustRaw("XADD", k.Log(), "4000000000000-0", "nama", "Eka") },
+			kuis.ErrCorrupt, "l: entry 4000000000000-0: want fields peserta and soal"},
+		{"order string, read by time", byTime, func(e *env, k kuis.Keys) { e.mustRaw("DEL", k.Order()); e.mustRaw("SET", k.Order(), "x") },
+			kuis.ErrCorrupt, "o: not a sorted set"},
 	}
 	e := newEnv(t)
 	for _, tt := range tests {
@@ -88,8 +142,8 @@ func TestRecapErrors(t *testing.T) {
 		}
 		k := e.keys(id)
 		tt.setup(e, k)
-		mention := strings.NewReplacer("m: ", k.Meta()+": ", "b: ", k.Board()+": ").Replace(tt.mention)
-		if _, err := e.store.Recap(e.ctx, id); !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), mention) {
+		mention := strings.NewReplacer("m: ", k.Meta()+": ", "b: ", k.Board()+": ", "l: ", k.Log()+": ", "o: ", k.Order()+": ").Replace(tt.mention)
+		if _, err := e.storeOn(e.client, tt.opts...).Recap(e.ctx, id); !errors.Is(err, tt.wantErr) || !strings.Contains(err.Error(), mention) {
 			t.Errorf("%s: Recap = %v; want %v naming %q", tt.name, err, tt.wantErr, mention)
 		}
 	}
@@ -139,6 +193,9 @@ func TestRecapWriteCSV(t *testing.T) {
 	if err := recap.WriteCSV(failWriter{errDisk}); !errors.Is(err, errDisk) {
 		t.Errorf("WriteCSV to a failing writer = %v; want %v", err, errDisk)
 	}
+	if err := recap.WriteAnswersCSV(failWriter{errDisk}); !errors.Is(err, errDisk) {
+		t.Errorf("WriteAnswersCSV to a failing writer = %v; want %v", err, errDisk)
+	}
 }
 
 // failWriter refuses every write, as a full disk would.
@@ -148,12 +205,18 @@ func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
 
 func TestRecapJSON(t *testing.T) {
 	e := newEnv(t)
+	from := time.Now()
 	id, _, _ := e.reference()
 	recap, err := e.store.Recap(e.ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkTimes(t, recap.Answers, from, time.Now())
+	// Fixed times, so that the whole document can be compared.
 	recap.TakenAt = time.Date(2026, 3, 1, 8, 30, 0, 0, time.UTC)
+	for i := range recap.Answers {
+		recap.Answers[i].At = time.Date(2026, 3, 1, 8, 29, i, 125_000_000, time.UTC)
+	}
 	got, err := json.Marshal(recap)
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +225,18 @@ func TestRecapJSON(t *testing.T) {
 		`{"rank":1,"competition_rank":1,"participant":"Citra","score":30},` +
 		`{"rank":2,"competition_rank":1,"participant":"Ali","score":30},` +
 		`{"rank":3,"competition_rank":3,"participant":"Budi","score":20},` +
-		`{"rank":4,"competition_rank":4,"participant":"Dewi","score":10}],"taken_at":"2026-03-01T08:30:00Z"}`
+		`{"rank":4,"competition_rank":4,"participant":"Dewi","score":10}],` +
+		`"questions":[{"question":1,"correct":2},{"question":2,"correct":3},{"question":3,"correct":4}],"answers":[` +
+		`{"participant":"Ali","question":1,"at":"2026-03-01T08:29:00.125Z"},` +
+		`{"participant":"Citra","question":1,"at":"2026-03-01T08:29:01.125Z"},` +
+		`{"participant":"Ali","question":2,"at":"2026-03-01T08:29:02.125Z"},` +
+		`{"participant":"Budi","question":2,"at":"2026-03-01T08:29:03.125Z"},` +
+		`{"participant":"Citra","question":2,"at":"2026-03-01T08:29:04.125Z"},` +
+		`{"participant":"Ali","question":3,"at":"2026-03-01T08:29:05.125Z"},` +
+		`{"participant":"Budi","question":3,"at":"2026-03-01T08:29:06.125Z"},` +
+		`{"participant":"Citra","question":3,"at":"2026-03-01T08:29:07.125Z"},` +
+		`{"participant":"Dewi","question":3,"at":"2026-03-01T08:29:08.125Z"}],` +
+		`"taken_at":"2026-03-01T08:30:00Z"}`
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
 	}

@@ -1,6 +1,7 @@
 package kuis_test
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -50,7 +51,7 @@ func TestReferenceSession(t *testing.T) {
 		t.Errorf("Get: %v (-want +got):\n%s", err, diff)
 	}
 	k := e.keys(id)
-	for _, key := range []string{k.Meta(), k.Board(), k.Answers()} {
+	for _, key := range fiveKeys(k) {
 		if ttl, err := e.mustRaw("TTL", key).AsInt64(); err != nil || ttl != -1 {
 			t.Errorf("TTL %s = %d, %v; want -1 (no TTL)", key, ttl, err)
 		}
@@ -58,6 +59,23 @@ func TestReferenceSession(t *testing.T) {
 	wantPairs := []string{"1:Ali", "1:Citra", "2:Ali", "2:Budi", "2:Citra", "3:Ali", "3:Budi", "3:Citra", "3:Dewi"}
 	if diff := cmp.Diff(wantPairs, pairsAnswered(e, k)); diff != "" {
 		t.Errorf("answers set (-want +got):\n%s", diff)
+	}
+	wantLog := [][3]string{{"Ali", "1", "10"}, {"Citra", "1", "10"}, {"Ali", "2", "20"}, {"Budi", "2", "10"}, {"Citra", "2", "20"},
+		{"Ali", "3", "30"}, {"Budi", "3", "20"}, {"Citra", "3", "30"}, {"Dewi", "3", "10"}}
+	if diff := cmp.Diff(wantLog, logFields(e, k)); diff != "" {
+		t.Errorf("log (-want +got):\n%s", diff)
+	}
+	// The order set places each participant by points, then by the log's time of their latest answer.
+	at := referenceTimes(e, k)
+	wantOrder := map[string]string{"Citra": at.Replace("P3(Citra)"), "Ali": at.Replace("P3(Ali)"),
+		"Budi": at.Replace("P2(Budi)"), "Dewi": at.Replace("P1(Dewi)")}
+	zs, err := e.mustRaw("ZRANGE", k.Order(), "0", "-1", "WITHSCORES").AsZScores()
+	gotOrder := map[string]string{}
+	for _, z := range zs {
+		gotOrder[z.Member] = strconv.FormatFloat(z.Score, 'f', -1, 64)
+	}
+	if diff := cmp.Diff(wantOrder, gotOrder); err != nil || diff != "" {
+		t.Errorf("order set: %v (-want +got):\n%s", err, diff)
 	}
 	if v, err := e.store.Audit(e.ctx, id); err != nil || len(v) != 0 {
 		t.Errorf("Audit = %v, %v; want no violations", v, err)

@@ -52,6 +52,22 @@ func TestNew(t *testing.T) {
 	if s, err := kuis.New(client, append(tag, kuis.WithNamespace(ns))...); err != nil || s == nil {
 		t.Errorf("New(64-byte namespace) = %v, %v; want a store", s, err)
 	}
+	for _, ties := range []kuis.TieOrder{7, -1} {
+		if s, err := kuis.New(client, append(tag, kuis.WithTies(ties))...); !errors.Is(err, kuis.ErrInvalidOption) || s != nil {
+			t.Errorf("New(WithTies(%d)) = %v, %v; want nil, ErrInvalidOption", ties, s, err)
+		}
+		if _, err := kuis.ContractTable(kuis.WithTies(ties)); !errors.Is(err, kuis.ErrInvalidOption) {
+			t.Errorf("ContractTable(WithTies(%d)) = %v; want ErrInvalidOption", ties, err)
+		}
+		if got := kuis.ACLRules(kuis.RoleApp, kuis.WithTies(ties)); got != nil {
+			t.Errorf("ACLRules(RoleApp, WithTies(%d)) = %q; want nil", ties, got)
+		}
+	}
+	for _, ties := range []kuis.TieOrder{kuis.TiesByName, kuis.TiesByTime} {
+		if s, err := kuis.New(client, append(tag, kuis.WithTies(ties))...); err != nil || s == nil {
+			t.Errorf("New(WithTies(%d)) = %v, %v; want a store", ties, s, err)
+		}
+	}
 	_, err := kuis.New(client)
 	if redistest.Cluster() {
 		if !errors.Is(err, kuis.ErrNeedsHashTag) {
@@ -74,11 +90,12 @@ func TestInvalidQuizIDBeforeIO(t *testing.T) {
 	}
 	archive := func(context.Context, kuis.Recap) error { return nil }
 	calls := map[string]func(ctx context.Context, id string) error{
-		"Keys":  func(_ context.Context, id string) error { _, err := store.Keys(id); return err },
-		"Board": func(_ context.Context, id string) error { _, err := store.Board(id); return err },
-		"Meta":  func(_ context.Context, id string) error { _, err := store.Meta(id); return err },
-		"Recap": func(ctx context.Context, id string) error { _, err := store.Recap(ctx, id); return err },
-		"Audit": func(ctx context.Context, id string) error { _, err := store.Audit(ctx, id); return err },
+		"Keys":   func(_ context.Context, id string) error { _, err := store.Keys(id); return err },
+		"Board":  func(_ context.Context, id string) error { _, err := store.Board(id); return err },
+		"Meta":   func(_ context.Context, id string) error { _, err := store.Meta(id); return err },
+		"Recap":  func(ctx context.Context, id string) error { _, err := store.Recap(ctx, id); return err },
+		"Audit":  func(ctx context.Context, id string) error { _, err := store.Audit(ctx, id); return err },
+		"Repair": func(ctx context.Context, id string) error { _, err := store.Repair(ctx, id); return err },
 		"PurgeQuiz": func(ctx context.Context, id string) error {
 			_, err := store.PurgeQuiz(ctx, id, archive)
 			return err
@@ -105,18 +122,19 @@ func TestKeysNames(t *testing.T) {
 		name string
 		opts []kuis.Option
 		id   string
-		want [4]string // QuizID, Board, Meta, Answers
+		want [6]string // QuizID, Board, Meta, Answers, Log, Order
 	}{
-		{"default", nil, "kuis-01",
-			[4]string{"kuis-01", "kuis:papan:kuis-01", "kuis:meta:kuis-01", "kuis:jawaban:kuis-01"}},
-		{"nil option ignored", []kuis.Option{nil}, "kuis-02",
-			[4]string{"kuis-02", "kuis:papan:kuis-02", "kuis:meta:kuis-02", "kuis:jawaban:kuis-02"}},
-		{"WithHashTag braces the ID only", []kuis.Option{kuis.WithHashTag()}, "kuis-01",
-			[4]string{"kuis-01", "kuis:papan:{kuis-01}", "kuis:meta:{kuis-01}", "kuis:jawaban:{kuis-01}"}},
+		{"default", nil, "kuis-01", [6]string{"kuis-01", "kuis:papan:kuis-01", "kuis:meta:kuis-01",
+			"kuis:jawaban:kuis-01", "kuis:catatan:kuis-01", "kuis:urutan:kuis-01"}},
+		{"nil option ignored", []kuis.Option{nil}, "kuis-02", [6]string{"kuis-02", "kuis:papan:kuis-02", "kuis:meta:kuis-02",
+			"kuis:jawaban:kuis-02", "kuis:catatan:kuis-02", "kuis:urutan:kuis-02"}},
+		{"WithHashTag braces the ID only", []kuis.Option{kuis.WithHashTag()}, "kuis-01", [6]string{"kuis-01", "kuis:papan:{kuis-01}",
+			"kuis:meta:{kuis-01}", "kuis:jawaban:{kuis-01}", "kuis:catatan:{kuis-01}", "kuis:urutan:{kuis-01}"}},
 		{"WithNamespace, the last one wins", []kuis.Option{kuis.WithNamespace("a"), kuis.WithNamespace("sekolah_7.b-2")}, "kuis-01",
-			[4]string{"kuis-01", "sekolah_7.b-2:papan:kuis-01", "sekolah_7.b-2:meta:kuis-01", "sekolah_7.b-2:jawaban:kuis-01"}},
-		{"both", []kuis.Option{kuis.WithHashTag(), kuis.WithNamespace("ns")}, "Q.9_x",
-			[4]string{"Q.9_x", "ns:papan:{Q.9_x}", "ns:meta:{Q.9_x}", "ns:jawaban:{Q.9_x}"}},
+			[6]string{"kuis-01", "sekolah_7.b-2:papan:kuis-01", "sekolah_7.b-2:meta:kuis-01", "sekolah_7.b-2:jawaban:kuis-01",
+				"sekolah_7.b-2:catatan:kuis-01", "sekolah_7.b-2:urutan:kuis-01"}},
+		{"both, and TiesByTime changes no name", []kuis.Option{kuis.WithHashTag(), kuis.WithNamespace("ns"), kuis.WithTies(kuis.TiesByTime)},
+			"Q.9_x", [6]string{"Q.9_x", "ns:papan:{Q.9_x}", "ns:meta:{Q.9_x}", "ns:jawaban:{Q.9_x}", "ns:catatan:{Q.9_x}", "ns:urutan:{Q.9_x}"}},
 	}
 	for _, tt := range tests {
 		store, err := kuis.New(client, tt.opts...)
@@ -127,7 +145,7 @@ func TestKeysNames(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: Keys(%q): %v", tt.name, tt.id, err)
 		}
-		if diff := cmp.Diff(tt.want, [4]string{k.QuizID(), k.Board(), k.Meta(), k.Answers()}); diff != "" {
+		if diff := cmp.Diff(tt.want, [6]string{k.QuizID(), k.Board(), k.Meta(), k.Answers(), k.Log(), k.Order()}); diff != "" {
 			t.Errorf("%s: Keys(%q) (-want +got):\n%s", tt.name, tt.id, diff)
 		}
 	}
@@ -150,14 +168,14 @@ func TestLongestIDAndNamespaceRunALifeCycle(t *testing.T) {
 	}
 	e.finish(id)
 	archive := func(context.Context, kuis.Recap) error { return nil }
-	if n, err := e.store.PurgeQuiz(e.ctx, id, archive); err != nil || n != 3 {
-		t.Errorf("PurgeQuiz = %d, %v; want 3", n, err)
+	if n, err := e.store.PurgeQuiz(e.ctx, id, archive); err != nil || n != 5 {
+		t.Errorf("PurgeQuiz = %d, %v; want 5", n, err)
 	}
 }
 
 // sentinels is every error the library's errors wrap.
 var sentinels = []error{
-	kuis.ErrInvalidQuizID, kuis.ErrInvalidNamespace, kuis.ErrInvalidParticipant, kuis.ErrInvalidMeta,
+	kuis.ErrInvalidQuizID, kuis.ErrInvalidNamespace, kuis.ErrInvalidOption, kuis.ErrInvalidParticipant, kuis.ErrInvalidMeta,
 	kuis.ErrInvalidQuestion, kuis.ErrInvalidRange, kuis.ErrNoClient, kuis.ErrQuizExists,
 	kuis.ErrQuizNotFound, kuis.ErrQuizFinished, kuis.ErrQuizRunning, kuis.ErrNotOnBoard,
 	kuis.ErrNoArchive, kuis.ErrCorrupt, kuis.ErrNeedsHashTag, kuis.ErrForbidden,
@@ -217,6 +235,7 @@ func TestErrorMessages(t *testing.T) {
 			"kuis: data breaks the contract: " + e.keys(badStatus).Meta() + `: field status is "bad"`, nil},
 		{"10 KB quiz ID", only(e.store.Board(long)), kuis.ErrInvalidQuizID, "", []string{cut}},
 		{"10 KB namespace", only(kuis.New(e.client, kuis.WithNamespace(long))), kuis.ErrInvalidNamespace, "", []string{cut}},
+		{"unknown tie order", only(kuis.New(e.client, kuis.WithTies(7))), kuis.ErrInvalidOption, "kuis: invalid option: tie order 7", nil},
 		{"10 KB participant", only(b.RecordAnswer(e.ctx, long, 1)), kuis.ErrInvalidParticipant, "", []string{cut}},
 		{"10 KB title", m.Create(e.ctx, long, 3), kuis.ErrInvalidMeta, "", []string{cut}},
 		{"negative offset", only(b.Page(e.ctx, -1, 10)), kuis.ErrInvalidRange, "", []string{"-1"}},
