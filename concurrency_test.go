@@ -1,6 +1,7 @@
 package kuis_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -8,9 +9,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/redistest"
+	"github.com/redis/rueidis"
 )
 
 // TestConcurrentDuplicatesCountOnce: every (participant, question) pair is
@@ -214,4 +218,53 @@ func TestFinishRacingWriters(t *testing.T) {
 		t.Errorf("Audit = %v, %v; want no violations", v, err)
 	}
 	t.Logf("%d answers counted", successes.Load())
+}
+
+// TestExpiredCallerDoesNotFailOthers: rueidis dials a connection once for all
+// concurrent callers, with the first caller's context. A caller whose
+// deadline has passed must not make the others' calls fail with its dial
+// timeout.
+func TestExpiredCallerDoesNotFailOthers(t *testing.T) {
+	e, fresh := newEnv(t), func() rueidis.Client { return redistest.Client(t) }
+	if !redistest.Real() {
+		m, c := redistest.Miniredis(t)
+		e, fresh = envWith(t, c), func() rueidis.Client {
+			c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{m.Addr()}, DisableCache: true, ForceSingleClient: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(c.Close)
+			return c
+		}
+	}
+	id, _, _ := e.running(10)
+	var mu sync.Mutex
+	var failures []error
+	for round := range 10 {
+		store := e.storeOn(fresh()) // a fresh client: no connection dialled yet
+		b, err := store.Board(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		expired, cancel := context.WithDeadline(e.ctx, time.Unix(0, 0))
+		var wg sync.WaitGroup
+		for g := range 16 {
+			wg.Go(func() {
+				if g%2 == 0 {
+					_, _ = b.RecordAnswer(expired, "Late", 1) // fails; what matters is the others
+					return
+				}
+				if _, err := b.RecordAnswer(e.ctx, fmt.Sprintf("S%d", g), round+1); err != nil {
+					mu.Lock()
+					failures = append(failures, err)
+					mu.Unlock()
+				}
+			})
+		}
+		wg.Wait()
+		cancel()
+	}
+	for _, err := range failures {
+		t.Errorf("a caller with a live context failed: %v", err)
+	}
 }

@@ -2,7 +2,6 @@ package kuis
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/redis/rueidis"
@@ -44,13 +43,9 @@ func (q quiz) read(ctx context.Context, cmds ...rueidis.Cacheable) ([]rueidis.Re
 	if q.opts.cacheTTL > 0 {
 		ct := make([]rueidis.CacheableTTL, len(all))
 		for i, c := range all {
-			ct[i] = rueidis.CT(c.Pin(), q.opts.cacheTTL) // pinned: a retry sends it again
+			ct[i] = rueidis.CT(c, q.opts.cacheTTL)
 		}
-		for try := 0; try < cacheTries; try++ {
-			if res = q.client.DoMultiCache(ctx, ct...); !cacheAborted(ctx, res...) {
-				break
-			}
-		}
+		res = q.client.DoMultiCache(ctx, ct...)
 	} else {
 		cs := make(rueidis.Commands, len(all))
 		for i, c := range all {
@@ -73,31 +68,5 @@ func (q quiz) readOne(ctx context.Context, cmd rueidis.Cacheable) rueidis.RedisR
 	if q.opts.cacheTTL == 0 {
 		return q.client.Do(ctx, rueidis.Completed(cmd))
 	}
-	var res rueidis.RedisResult
-	cmd = cmd.Pin() // a retry sends it again
-	for try := 0; try < cacheTries; try++ {
-		if res = q.client.DoCache(ctx, cmd, q.opts.cacheTTL); !cacheAborted(ctx, res) {
-			break
-		}
-	}
-	return res
-}
-
-// cacheTries bounds the retries of a cached read that rueidis aborted.
-const cacheTries = 3
-
-// cacheAborted reports whether a cached read failed only because rueidis
-// closed the connection it waited on (another call's timeout closes it for
-// every read in flight), while the caller's own context is still live: such a
-// read is worth sending again.
-func cacheAborted(ctx context.Context, res ...rueidis.RedisResult) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	for _, r := range res {
-		if errors.Is(r.Error(), rueidis.ErrDoCacheAborted) {
-			return true
-		}
-	}
-	return false
+	return q.client.DoCache(ctx, cmd, q.opts.cacheTTL)
 }

@@ -30,7 +30,7 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 	if client.Mode() == rueidis.ClientModeCluster && !o.hashTag {
 		return nil, ErrNeedsHashTag
 	}
-	return &Store{client: client, opts: o}, nil
+	return &Store{client: resending{client}, opts: o}, nil
 }
 
 // Keys returns the key names of quiz quizID. It does no I/O. A quiz ID must be
