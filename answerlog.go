@@ -98,7 +98,7 @@ func tally(key string, questions int, members []string, logged []AnswerRecord) (
 		inLog[pair{a.Question, a.Participant}] = true
 	}
 	correct := map[int]int{}
-	var unlogged []AnswerRecord
+	unlogged := []AnswerRecord{}            // never nil: an archive of a quiz without answers says [] in JSON
 	highest := min(questions, maxQuestions) // a jumlah_soal Create never writes lists only what was answered
 	for _, m := range members {
 		q, p, ok := answerPair(m)

@@ -70,7 +70,7 @@ func ContractTable(opts ...Option) (string, error) {
 // Audit checks the live keys of quiz quizID against the contract and returns
 // one Violation per problem, never nil (an empty slice when the quiz keeps the
 // contract), in the order it checks: the TYPE and TTL of each key (meta,
-// board, answers), then the meta fields (or a missing meta), the board's
+// board, answers, log, order), then the meta fields (or a missing meta), the board's
 // members, the answer members, and last each participant's score against
 // their counted answers. It reports a wrong TYPE, any TTL, missing or
 // unexpected meta fields, an invalid judul, a jumlah_soal that is not a
@@ -219,9 +219,12 @@ func (a *auditor) log(ctx context.Context) (map[string]int64, error) {
 			return
 		case logged[pair]:
 			a.add(key, "log", "entry %s logs answer %s a second time", e.ID, quote(pair))
+			return
 		case !a.pairs[pair]:
 			a.add(key, "log", "entry %s logs answer %s, which the answers set does not hold", e.ID, quote(pair))
+			return
 		}
+		// Only the first entry of a counted answer places its participant.
 		logged[pair] = true
 		latest[p] = ms
 	})

@@ -440,7 +440,7 @@ func TestFaultScriptFlushBeforeEveryCall(t *testing.T) {
 			{Rank: 3, CompetitionRank: 3, Participant: "Dewi", Score: 10}, {Rank: 4, CompetitionRank: 3, Participant: "Citra", Score: 10},
 		}},
 		{"RecordAnswer after Finish", func() (any, error) { return b.RecordAnswer(e.ctx, "Dewi", 3) }, kuis.Answer{Score: 10, Duplicate: true}},
-		{"PurgeQuiz", func() (any, error) { return e.store.PurgeQuiz(e.ctx, id, noArchive) }, int64(3)},
+		{"PurgeQuiz", func() (any, error) { return e.store.PurgeQuiz(e.ctx, id, noArchive) }, int64(5)},
 	} {
 		if err := srv.do("SCRIPT FLUSH", "+OK"); err != nil {
 			t.Fatal(err)
@@ -488,7 +488,7 @@ func TestFaultRestartInsidePurgeQuizDeletesAllOrNothing(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			id := e.hostileQuiz(true) // Ali 20, Budi 10, finished
 			k := e.keys(id)
-			before := e.dump(k.Meta(), k.Board(), k.Answers())
+			before := e.dump(fiveKeys(k)...)
 			var archived []kuis.Standing
 			var faultErr error
 			ctx, cancel := context.WithTimeout(e.ctx, 20*time.Second)
@@ -506,18 +506,21 @@ func TestFaultRestartInsidePurgeQuizDeletesAllOrNothing(t *testing.T) {
 				t.Errorf("archived standings (-want +got):\n%s", diff)
 			}
 			waitReconnect(e, k)
-			gone := map[string]string{k.Meta(): "none", k.Board(): "none", k.Answers(): "none"}
+			gone := map[string]string{}
+			for _, key := range fiveKeys(k) {
+				gone[key] = "none"
+			}
 			if purgeErr == nil {
-				if diff := cmp.Diff(gone, e.dump(k.Meta(), k.Board(), k.Answers())); diff != "" || n != 3 {
+				if diff := cmp.Diff(gone, e.dump(fiveKeys(k)...)); diff != "" || n != 5 {
 					t.Errorf("PurgeQuiz deleted %d keys, nil; keys (-want +got):\n%s", n, diff)
 				}
 				return
 			}
-			if diff := cmp.Diff(before, e.dump(k.Meta(), k.Board(), k.Answers())); diff != "" {
+			if diff := cmp.Diff(before, e.dump(fiveKeys(k)...)); diff != "" {
 				t.Errorf("PurgeQuiz failed (%v) and the quiz changed (-before +after):\n%s", purgeErr, diff)
 			}
-			if n, err := e.store.PurgeQuiz(e.ctx, id, noArchive); err != nil || n != 3 {
-				t.Errorf("PurgeQuiz run again = %d, %v; want 3, nil", n, err)
+			if n, err := e.store.PurgeQuiz(e.ctx, id, noArchive); err != nil || n != 5 {
+				t.Errorf("PurgeQuiz run again = %d, %v; want 5, nil", n, err)
 			}
 		})
 	}

@@ -141,6 +141,8 @@ func TestHostileDataAnswersTypedAndRefusalsWriteNothing(t *testing.T) {
 	meta := func(k kuis.Keys) string { return k.Meta() }
 	board := func(k kuis.Keys) string { return k.Board() }
 	answers := func(k kuis.Keys) string { return k.Answers() }
+	logKey := func(k kuis.Keys) string { return k.Log() }
+	order := func(k kuis.Keys) string { return k.Order() }
 	raw := func(key func(kuis.Keys) string, cmd string, args ...string) func(*env, kuis.Keys) string {
 		return func(e *env, k kuis.Keys) string { e.mustRaw(cmd, key(k), args...); return key(k) }
 	}
@@ -161,10 +163,19 @@ func TestHostileDataAnswersTypedAndRefusalsWriteNothing(t *testing.T) {
 		expect(kuis.ErrCorrupt, boardReads, []string{"Recap", "PurgeQuiz"}), "type"})
 	for _, typ := range []string{"string", "list", "hash", "zset"} {
 		rows = append(rows, row{"answers is a " + typ, false, retype(answers, typ),
-			expect(kuis.ErrCorrupt, records), "type"})
+			expect(kuis.ErrCorrupt, records, []string{"Recap", "PurgeQuiz"}), "type"})
 	}
-	// PurgeQuiz deletes a broken answers set with the rest: the grades are on the board.
-	rows = append(rows, row{"finished, answers is a string", true, retype(answers, "string"), nil, "type"})
+	// The recap archives every answer, so a broken answers set or log refuses it, and PurgeQuiz with it.
+	rows = append(rows, row{"finished, answers is a string", true, retype(answers, "string"),
+		expect(kuis.ErrCorrupt, []string{"Recap", "PurgeQuiz"}), "type"})
+	for _, typ := range []string{"string", "hash", "zset"} {
+		rows = append(rows, row{"log is a " + typ, false, retype(logKey, typ),
+			expect(kuis.ErrCorrupt, records, []string{"Recap", "PurgeQuiz"}), "type"})
+	}
+	for _, typ := range []string{"string", "hash", "set"} {
+		// Name order never reads the order set; only the writes that place a participant refuse.
+		rows = append(rows, row{"order is a " + typ, false, retype(order, typ), expect(kuis.ErrCorrupt, records), "type"})
+	}
 	for _, score := range []string{"15", "12.5", "-10", "1e300", "inf", "-inf", "9007199254740994"} {
 		rows = append(rows, row{"Ali's score is " + score, false, raw(board, "ZADD", score, "Ali"),
 			expect(kuis.ErrCorrupt, scoreReads, records), "score"})
@@ -178,7 +189,8 @@ func TestHostileDataAnswersTypedAndRefusalsWriteNothing(t *testing.T) {
 		row{"Ali has 10 points more than his answers", false, raw(board, "ZINCRBY", "10", "Ali"), nil, "score"},
 		// Names on the board are returned as they are; Audit reports them.
 		row{"board holds invalid names", false, raw(board, "ZADD", "0", "bad\x00name", "0", "\xff\xfe", "0", mb), nil, "member"},
-		row{"answers holds malformed members", false, raw(answers, "SADD", "x", "0:Ali", "9:Ali", "3:", ":Ali", mb), nil, "answer"},
+		row{"answers holds malformed members", false, raw(answers, "SADD", "x", "0:Ali", "9:Ali", "3:", ":Ali", mb),
+			expect(kuis.ErrCorrupt, []string{"Recap", "PurgeQuiz"}), "answer"},
 		// The write gate needs only status and jumlah_soal; the reads that return the title refuse.
 		row{"meta lacks judul", false, raw(meta, "HDEL", "judul"),
 			expect(kuis.ErrCorrupt, []string{"Get", "Recap", "PurgeQuiz"}), "field"},
@@ -227,7 +239,7 @@ func TestHostileDataAnswersTypedAndRefusalsWriteNothing(t *testing.T) {
 			id := e.hostileQuiz(r.finished)
 			k := e.keys(id)
 			broken := r.brk(e, k)
-			before := e.dump(k.Meta(), k.Board(), k.Answers())
+			before := e.dump(fiveKeys(k)...)
 			for _, c := range hostileCalls {
 				if !c.write {
 					check(c.name, broken, c.call(e, id))
@@ -237,7 +249,7 @@ func TestHostileDataAnswersTypedAndRefusalsWriteNothing(t *testing.T) {
 			if err != nil || !hasViolation(v, broken, r.rule) {
 				t.Errorf("Audit = %v, %v; want a %q violation on %s", v, err, r.rule, broken)
 			}
-			if diff := cmp.Diff(before, e.dump(k.Meta(), k.Board(), k.Answers())); diff != "" {
+			if diff := cmp.Diff(before, e.dump(fiveKeys(k)...)); diff != "" {
 				t.Errorf("reads and Audit changed the quiz (-before +after):\n%s", diff)
 			}
 			for _, c := range hostileCalls {
@@ -247,13 +259,13 @@ func TestHostileDataAnswersTypedAndRefusalsWriteNothing(t *testing.T) {
 				id := e.hostileQuiz(r.finished)
 				k := e.keys(id)
 				broken := r.brk(e, k)
-				before := e.dump(k.Meta(), k.Board(), k.Answers())
+				before := e.dump(fiveKeys(k)...)
 				err := c.call(e, id)
 				check(c.name, broken, err)
 				if err == nil {
 					continue
 				}
-				if diff := cmp.Diff(before, e.dump(k.Meta(), k.Board(), k.Answers())); diff != "" {
+				if diff := cmp.Diff(before, e.dump(fiveKeys(k)...)); diff != "" {
 					t.Errorf("%s refused (%v) but changed the quiz (-before +after):\n%s", c.name, err, diff)
 				}
 			}

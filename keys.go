@@ -40,8 +40,8 @@ func WithNamespace(ns string) Option {
 	return func(o *options) { o.namespace = ns }
 }
 
-// WithHashTag puts the quiz ID in braces: <ns>:papan:{<quiz>}, <ns>:meta:{<quiz>}
-// and <ns>:jawaban:{<quiz>}. Redis Cluster then keeps all keys of a quiz in one
+// WithHashTag puts the quiz ID in braces: <ns>:papan:{<quiz>}, <ns>:meta:{<quiz>},
+// and so on for every key of the quiz. Redis Cluster then keeps all keys of a quiz in one
 // slot, which the library's atomic scripts need. It is required on a cluster
 // client (ErrNeedsHashTag otherwise) and changes the wire format, so use it from
 // the first write of a deployment on.

@@ -32,7 +32,7 @@ type Meta struct {
 }
 
 // Create writes judul, jumlah_soal and status=berjalan in one atomic script
-// (EXISTS on the quiz's three keys, then HSET meta: O(1)). It refuses with
+// (EXISTS on the quiz's five keys, then HSET meta: O(1)). It refuses with
 // ErrQuizExists if any key of the quiz already exists, of any type, so nothing
 // is ever overwritten and a new quiz never inherits an old board. The title
 // must be 1 to 200 bytes of UTF-8 without control characters and questions 1

@@ -73,9 +73,9 @@ func (s *Store) Quizzes(ctx context.Context) ([]string, error) {
 
 // PurgeQuiz deletes one finished quiz's keys, and only after its grades are
 // safe: it takes the recap (as Recap), calls archive with it, and only if
-// archive returns nil deletes meta, board and answers in one atomic script that
-// checks the status again (UNLINK of three keys, O(1) each). It returns the
-// number of keys deleted.
+// archive returns nil deletes every key of the quiz (meta, board, answers,
+// log, order) in one atomic script that checks the status again (UNLINK of
+// five keys, O(1) each). It returns the number of keys deleted.
 //
 // Nothing is deleted, and archive is not called, when the ACL user may not
 // delete the keys (ErrForbidden, checked by the recap's script on Redis 7),

@@ -95,10 +95,12 @@ func (s *Store) Repair(ctx context.Context, quizID string) ([]Correction, error)
 func (q quiz) repairCandidates(ctx context.Context) ([]string, string, map[string]int64, error) {
 	k := q.keys
 	counts := map[string]int64{}
+	counted := map[string]bool{}
 	err := q.scan(ctx, k.answers, func(page []string) {
 		for _, m := range page {
 			if _, p, ok := answerPair(m); ok {
 				counts[p]++
+				counted[m] = true
 			}
 		}
 	})
@@ -113,7 +115,7 @@ func (q quiz) repairCandidates(ctx context.Context) ([]string, string, map[strin
 	if err != nil {
 		return nil, "", nil, err
 	}
-	last, latest, err := q.latestAnswers(ctx)
+	last, latest, err := q.latestAnswers(ctx, counted)
 	if err != nil {
 		return nil, "", nil, err
 	}
@@ -197,11 +199,19 @@ func (q quiz) scanWith(ctx context.Context, key string, cmd func(uint64) rueidis
 }
 
 // latestAnswers reads the log in pages of XRANGE ... COUNT 1000 and returns
-// the last entry's ID ("0-0" for none) and each participant's latest time.
-func (q quiz) latestAnswers(ctx context.Context) (string, map[string]int64, error) {
+// the last entry's ID ("0-0" for none) and each participant's latest time,
+// taking only the first entry of each answer in counted (an entry for an
+// answer not counted, or logged again, places no one).
+func (q quiz) latestAnswers(ctx context.Context, counted map[string]bool) (string, map[string]int64, error) {
 	latest := map[string]int64{}
+	seen := map[string]bool{}
 	last, err := q.readLog(ctx, func(e rueidis.XRangeEntry, ms int64) {
-		latest[e.FieldValues[logParticipant]] = ms
+		p := e.FieldValues[logParticipant]
+		pair := e.FieldValues[logQuestion] + ":" + p
+		if counted[pair] && !seen[pair] {
+			seen[pair] = true
+			latest[p] = ms
+		}
 	})
 	return last, latest, err
 }

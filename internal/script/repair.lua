@@ -34,11 +34,17 @@ for i = 2, #ARGV, 2 do
 end
 for _, entry in ipairs(redis.call('XRANGE', log, ARGV[1], '+')) do
   if entry[1] ~= ARGV[1] then
-    local f = entry[2]
+    local f, p, q = entry[2], nil, nil
     for j = 1, #f, 2 do
       if f[j] == 'peserta' then
-        latest[f[j + 1]] = tonumber(string.match(entry[1], '^%d+'))
+        p = f[j + 1]
+      elseif f[j] == 'soal' then
+        q = f[j + 1]
       end
+    end
+    -- Only an entry of a counted answer places its participant.
+    if p and q and redis.call('SISMEMBER', answers, q .. ':' .. p) == 1 then
+      latest[p] = tonumber(string.match(entry[1], '^%d+'))
     end
   end
 end
