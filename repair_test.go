@@ -247,12 +247,13 @@ func TestRepairWhileAnswering(t *testing.T) {
 				a, err := b.RecordAnswer(e.ctx, name, q)
 				mu.Lock()
 				if err != nil || a.Duplicate {
-					errs = append(errs, fmt.Errorf("RecordAnswer(%s, %d) = %+v, %v; want counted", name, q, a, err))
+					errs = append(errs, fmt.Errorf("RecordAnswer(%s, %d) = %+v, %w; want counted", name, q, a, err))
 				} else {
 					counted[name] += 10
 				}
 				mu.Unlock()
-				if answered.Add(1); done {
+				answered.Add(1)
+				if done {
 					after++
 				}
 			}
