@@ -22,7 +22,8 @@ type Correction struct {
 // Bounds of Repair's steps.
 const (
 	repairScanCount = 1000  // SSCAN, ZSCAN and XRANGE page size
-	repairChecks    = 20000 // SISMEMBER calls in one repair script: about 5 ms of server time
+	repairChecks    = 2000  // SISMEMBER calls in one repair script
+	repairBatch     = 500   // participants in one repair script
 )
 
 // Repair rewrites the board of quiz quizID from its answers so that every
@@ -36,10 +37,11 @@ const (
 // Repair reads the answers set, the board, the order set and the log in
 // pages (SSCAN, ZSCAN, XRANGE ... COUNT 1000: no step blocks the server
 // long), then corrects only the participants that need it, each recounted on
-// the server (SISMEMBER of each question), in atomic scripts of at most 20,000
-// checks: a participant's board entry changes in one step, and when all
-// corrections fit in one script (the usual case: a few participants changed
-// behind the library's back) a reader sees the old board or the new one.
+// the server (SISMEMBER of each question), in atomic scripts of at most 500
+// participants and 2,000 checks, so no step blocks the server for long: a
+// participant's board entry changes in one step, and when all corrections fit in one script (the usual case: a few
+// participants changed behind the library's back) a reader sees the old board
+// or the new one.
 //
 // It is the teacher's operation: ACLRules(RoleTeacher) allows it, and the app
 // user is refused (ErrForbidden) with nothing written. Errors also:
@@ -68,7 +70,7 @@ func (s *Store) Repair(ctx context.Context, quizID string) ([]Correction, error)
 		return nil, err
 	}
 	out := []Correction{}
-	step := max(1, repairChecks/info.Questions)
+	step := max(1, min(repairBatch, repairChecks/info.Questions))
 	for chunk := range slices.Chunk(todo, step) {
 		args := make([]string, 0, 1+2*len(chunk))
 		args = append(args, last)

@@ -285,8 +285,8 @@ func TestRepairWhileAnswering(t *testing.T) {
 	checkClean(t, e, id)
 }
 
-// TestRepairInChunks: on a quiz of 1000 questions Repair recounts 20
-// participants per script; 45 tampered participants take three scripts, and
+// TestRepairInChunks: on a quiz of 1000 questions Repair recounts 2
+// participants per script; 45 tampered participants take 23 scripts, and
 // every one of them is corrected and reported.
 func TestRepairInChunks(t *testing.T) {
 	const participants = 45
