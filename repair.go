@@ -21,9 +21,9 @@ type Correction struct {
 
 // Bounds of Repair's steps.
 const (
-	repairScanCount = 1000  // SSCAN, ZSCAN and XRANGE page size
-	repairChecks    = 2000  // SISMEMBER calls in one repair script
-	repairBatch     = 500   // participants in one repair script
+	repairScanCount = 1000 // SSCAN, ZSCAN and XRANGE page size
+	repairChecks    = 2000 // SISMEMBER calls in one repair script
+	repairBatch     = 500  // participants in one repair script
 )
 
 // Repair rewrites the board of quiz quizID from its answers so that every
