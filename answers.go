@@ -36,8 +36,9 @@ type AnswerResult struct {
 // RecordAnswer counts a correct answer to question (1 to jumlah_soal) at most
 // once per participant: the only way points are earned, exactly 10 each. It
 // is one atomic script that checks the quiz (HMGET meta), the pair (SISMEMBER
-// answers) and the score (ZSCORE board), then runs ZINCRBY board 10 and SADD
-// answers (O(log N)). The first call adds 10 points and returns {Score: new,
+// answers) and the score (ZSCORE board, ZSCORE order), then runs XADD log
+// (the entry ID holds the server's time), ZINCRBY board 10, SADD answers and
+// ZADD order (O(log N)). The first call adds 10 points and returns {Score: new,
 // Duplicate: false}; every repeat adds nothing and returns {Score: current,
 // Duplicate: true}, even after the quiz is finished (only new answers are
 // refused then). It is therefore safe to retry after any error, including a
@@ -48,8 +49,9 @@ type AnswerResult struct {
 // before any I/O; then on the server ErrForbidden (the ACL user may not write
 // board or answers), ErrQuizNotFound, ErrCorrupt (malformed meta),
 // ErrQuizFinished (unless the pair was counted: Duplicate), ErrInvalidQuestion
-// (question > jumlah_soal), ErrCorrupt (answers set or score breaks the
-// contract). Refusals write nothing.
+// (question > jumlah_soal), ErrCorrupt (answers set, log, order set or score
+// breaks the contract). Refusals write nothing, and so does a Duplicate: a
+// repeat leaves the participant's time, and place among equal scores, as it was.
 func (b *Board) RecordAnswer(ctx context.Context, participant string, question int) (Answer, error) {
 	if err := b.q.checkAnswer(participant, question); err != nil {
 		return Answer{}, err

@@ -29,25 +29,33 @@ func benchMember(i int) string { return "m" + strconv.Itoa(i) }
 // groups of about n/97 members share a score.
 func benchScore(i int) int64 { return int64(10 * (i % 97)) }
 
-// benchBoard is a running quiz with members 0..n-1 on its board, written with
+// benchOrderUnit is 2^42: an order set score is answers * 2^42 + (2^42 - 1 - ms
+// of the latest answer), as the contract's order set row says.
+const benchOrderUnit = 1 << 42
+
+// benchBoard is a running quiz with members 0..n-1 on its board, and in its
+// order set with member i's latest answer at ms 1.8e12 + i, written with
 // pipelined ZADDs (much faster than recording answers; the reads do not look
-// at the answers set). extra options give the board handle its own Store.
+// at the answers set or the log). extra options give the board handle its own Store.
 func benchBoard(b *testing.B, e *env, n int, extra ...kuis.Option) (string, *kuis.Meta, *kuis.Board) {
 	b.Helper()
 	id, m, board := e.running(10)
 	const perCmd = 500
-	key := e.keys(id).Board()
+	k := e.keys(id)
 	var cmds rueidis.Commands
 	for lo := 0; lo < n; lo += perCmd {
-		z := e.client.B().Zadd().Key(key).ScoreMember()
+		z := e.client.B().Zadd().Key(k.Board()).ScoreMember()
+		o := e.client.B().Zadd().Key(k.Order()).ScoreMember()
 		for i := lo; i < min(lo+perCmd, n); i++ {
 			z = z.ScoreMember(float64(benchScore(i)), benchMember(i))
+			ms := int64(1_800_000_000_000 + i)
+			o = o.ScoreMember(float64(benchScore(i)/10*benchOrderUnit+benchOrderUnit-1-ms), benchMember(i))
 		}
-		cmds = append(cmds, z.Build())
+		cmds = append(cmds, z.Build(), o.Build())
 	}
 	for _, res := range e.client.DoMulti(e.ctx, cmds...) {
 		if err := res.Error(); err != nil {
-			b.Fatalf("ZADD %s: %v", key, err)
+			b.Fatalf("ZADD %s: %v", k.Board(), err)
 		}
 	}
 	if len(extra) > 0 {
@@ -59,15 +67,16 @@ func benchBoard(b *testing.B, e *env, n int, extra ...kuis.Option) (string, *kui
 	return id, m, board
 }
 
-// benchCaches are the read paths: every read to the server, and through
-// rueidis' client-side cache (which miniredis lacks: the reads then go to the
-// server too, see WithClientCache).
+// benchCaches are the read paths: every read to the server, through rueidis'
+// client-side cache (which miniredis lacks: the reads then go to the server
+// too, see WithClientCache), and in time order (from the order set).
 var benchCaches = []struct {
 	name string
 	opts []kuis.Option
 }{
 	{"cache=off", nil},
 	{"cache=on", []kuis.Option{kuis.WithClientCache(time.Minute)}},
+	{"ties=time", []kuis.Option{kuis.WithTies(kuis.TiesByTime)}},
 }
 
 // benchParallel runs fn serially (goroutines=1) and from GOMAXPROCS goroutines
@@ -297,16 +306,42 @@ func BenchmarkFinish(b *testing.B) {
 	})
 }
 
+// benchAnswered is a running quiz of 10 questions where members 0..n-1 each
+// answered `each` of them, recorded through the library, so that it keeps
+// the contract: board, answers set, log and order set.
+func benchAnswered(b *testing.B, e *env, n, each int) string {
+	b.Helper()
+	id, _, board := e.running(10)
+	in := make([]kuis.AnswerInput, 0, n*each)
+	for i := range n {
+		for q := range each {
+			in = append(in, kuis.AnswerInput{Participant: benchMember(i), Question: 1 + (i+q)%10})
+		}
+	}
+	out, err := board.RecordAnswers(e.ctx, in)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, r := range out {
+		if r.Err != nil || r.Duplicate {
+			b.Fatalf("RecordAnswers: %+v, %v", r.Answer, r.Err)
+		}
+	}
+	return id
+}
+
+// BenchmarkRecap reads a quiz of n participants with 3 answers each: meta,
+// board, answers set and log.
 func BenchmarkRecap(b *testing.B) {
 	for _, n := range []int{30, 1000} {
 		b.Run("members="+strconv.Itoa(n), func(b *testing.B) {
 			e := newEnv(b)
-			id, _, _ := benchBoard(b, e, n)
+			id := benchAnswered(b, e, n, 3)
 			b.ReportAllocs()
 			for b.Loop() {
 				r, err := e.store.Recap(e.ctx, id)
-				if err != nil || len(r.Standings) != n {
-					b.Fatalf("Recap: %d standings, %v; want %d", len(r.Standings), err, n)
+				if err != nil || len(r.Standings) != n || len(r.Answers) != 3*n {
+					b.Fatalf("Recap: %d standings, %d answers, %v; want %d, %d", len(r.Standings), len(r.Answers), err, n, 3*n)
 				}
 			}
 		})
@@ -332,20 +367,31 @@ func BenchmarkWriteCSV(b *testing.B) {
 	}
 }
 
+func BenchmarkWriteAnswersCSV(b *testing.B) {
+	for _, n := range []int{30, 1000} {
+		b.Run("answers="+strconv.Itoa(3*n), func(b *testing.B) {
+			e := newEnv(b)
+			r, err := e.store.Recap(e.ctx, benchAnswered(b, e, n, 3))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := r.WriteAnswersCSV(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
 // BenchmarkAudit audits a quiz whose n answers were recorded through the
 // library, so it keeps the contract.
 func BenchmarkAudit(b *testing.B) {
 	for _, n := range []int{30, 1000} {
 		b.Run("members="+strconv.Itoa(n), func(b *testing.B) {
 			e := newEnv(b)
-			id, _, board := e.running(10)
-			in := make([]kuis.AnswerInput, n)
-			for i := range in {
-				in[i] = kuis.AnswerInput{Participant: benchMember(i), Question: 1 + i%10}
-			}
-			if _, err := board.RecordAnswers(e.ctx, in); err != nil {
-				b.Fatal(err)
-			}
+			id := benchAnswered(b, e, n, 1)
 			b.ReportAllocs()
 			for b.Loop() {
 				v, err := e.store.Audit(e.ctx, id)
@@ -354,6 +400,33 @@ func BenchmarkAudit(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkRepair repairs a quiz of n participants with 10 answers each: with
+// nothing to fix (the paged read alone), and with one score changed by hand
+// before each call (off the clock), which one repair script then corrects.
+func BenchmarkRepair(b *testing.B) {
+	for _, n := range []int{30, 1000} {
+		for _, changed := range []int{0, 1} {
+			b.Run(fmt.Sprintf("members=%d/changed=%d", n, changed), func(b *testing.B) {
+				e := newEnv(b)
+				id := benchAnswered(b, e, n, 10)
+				board := e.keys(id).Board()
+				b.ReportAllocs()
+				for b.Loop() {
+					if changed > 0 {
+						b.StopTimer()
+						e.mustRaw("ZINCRBY", board, "10", benchMember(0))
+						b.StartTimer()
+					}
+					fixes, err := e.store.Repair(e.ctx, id)
+					if err != nil || len(fixes) != changed {
+						b.Fatalf("Repair = %+v, %v; want %d corrections", fixes, err, changed)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -370,8 +443,8 @@ func BenchmarkPurgeQuiz(b *testing.B) {
 				id, _, _ := benchBoard(b, e, n)
 				e.finish(id)
 				b.StartTimer()
-				if k, err := e.store.PurgeQuiz(e.ctx, id, archive); err != nil || k != 2 {
-					b.Fatalf("PurgeQuiz = %d, %v; want 2 keys (meta, board)", k, err)
+				if k, err := e.store.PurgeQuiz(e.ctx, id, archive); err != nil || k != 3 {
+					b.Fatalf("PurgeQuiz = %d, %v; want 3 keys (meta, board, order set)", k, err)
 				}
 			}
 		})

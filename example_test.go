@@ -16,10 +16,12 @@ import (
 // Every example starts its own in-process miniredis through exampleClient, so
 // that it runs anywhere.
 
-// exampleClient starts an in-process miniredis and connects rueidis to it;
+// exampleServer starts an in-process miniredis and connects rueidis to it;
 // done closes both. Against a real Redis 7 neither DisableCache nor
-// ForceSingleClient is needed.
-func exampleClient() (client rueidis.Client, done func()) {
+// ForceSingleClient is needed. The examples that show times set miniredis's
+// clock (mr.SetTime), which its streams use for entry IDs, as Redis uses its
+// own clock: the answer log's times are then the same on every run.
+func exampleServer() (mr *miniredis.Miniredis, client rueidis.Client, done func()) {
 	mr, err := miniredis.Run()
 	if err != nil {
 		log.Fatal(err)
@@ -32,7 +34,13 @@ func exampleClient() (client rueidis.Client, done func()) {
 	if err != nil {
 		log.Fatal(err)
 	}
-	return client, func() { client.Close(); mr.Close() }
+	return mr, client, func() { client.Close(); mr.Close() }
+}
+
+// exampleClient is exampleServer for the examples that do not set the clock.
+func exampleClient() (client rueidis.Client, done func()) {
+	_, client, done = exampleServer()
+	return client, done
 }
 
 // exampleStore is exampleClient with a Store of the default options.
@@ -45,10 +53,16 @@ func exampleStore() (store *kuis.Store, client rueidis.Client, done func()) {
 	return store, client, done
 }
 
-// referenceQuiz replays the writes of the contract's reference session, as
-// ExampleBoard_RecordAnswer does, and returns the quiz's handles. Board:
-// Citra 30, Ali 30, Budi 20, Dewi 10.
+// referenceQuiz replays the writes of the contract's reference session
+// (referenceRounds, helpers_test.go), as ExampleBoard_RecordAnswer does, and
+// returns the quiz's handles. Board: Citra 30, Ali 30, Budi 20, Dewi 10.
 func referenceQuiz(ctx context.Context, store *kuis.Store) (*kuis.Meta, *kuis.Board) {
+	return referenceQuizAt(ctx, store, func() {})
+}
+
+// referenceQuizAt is referenceQuiz with tick called before each answer, to
+// move miniredis's clock on.
+func referenceQuizAt(ctx context.Context, store *kuis.Store, tick func()) (*kuis.Meta, *kuis.Board) {
 	meta, err := store.Meta("kuis-01")
 	if err != nil {
 		log.Fatal(err)
@@ -60,9 +74,9 @@ func referenceQuiz(ctx context.Context, store *kuis.Store) (*kuis.Meta, *kuis.Bo
 	if err != nil {
 		log.Fatal(err)
 	}
-	rounds := [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}}
-	for q, round := range rounds {
+	for q, round := range referenceRounds {
 		for _, name := range round {
+			tick()
 			if _, err := board.RecordAnswer(ctx, name, q+1); err != nil {
 				log.Fatal(err)
 			}
@@ -283,7 +297,8 @@ func ExampleStore_Recap() {
 	// 4,4,Dewi,10,1
 }
 
-// PurgeQuiz deletes a finished quiz only after archive has kept its recap.
+// PurgeQuiz deletes a finished quiz only after archive has kept its recap:
+// all five keys of a quiz with answers (meta, board, answers, log, order).
 func ExampleStore_PurgeQuiz() {
 	store, _, done := exampleStore()
 	defer done()
@@ -317,7 +332,7 @@ func ExampleStore_PurgeQuiz() {
 	fmt.Println("quizzes left:", left)
 	// Output:
 	// while running: true 0 archived
-	// deleted 3 keys; archived kuis-01 [{1 1 Citra 30} {2 1 Ali 30} {3 3 Budi 20} {4 4 Dewi 10}]
+	// deleted 5 keys; archived kuis-01 [{1 1 Citra 30} {2 1 Ali 30} {3 3 Budi 20} {4 4 Dewi 10}]
 	// quizzes left: []
 }
 
@@ -440,6 +455,8 @@ func ExampleContractTable() {
 	// | `kuis:papan:<quiz>` | sorted set | quiz application | students and teacher | member = participant name, score = cumulative points (10 per correct answer) | one key per quiz, one member per participant | none while the quiz runs |
 	// | `kuis:meta:<quiz>` | hash | teacher | teacher and quiz application | fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`) | one key per quiz, three fields | none while the quiz runs |
 	// | `kuis:jawaban:<quiz>` | set | quiz application | quiz application and teacher (audit) | member = `<question>:<participant>` per counted answer | one key per quiz, one member per counted answer | none while the quiz runs |
+	// | `kuis:catatan:<quiz>` | stream | quiz application | teacher (recap, audit) and quiz application | one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3) | one key per quiz, one entry per counted answer | none while the quiz runs |
+	// | `kuis:urutan:<quiz>` | sorted set | quiz application (teacher: Repair) | students and teacher | member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time (revision 3) | one key per quiz, one member per participant | none while the quiz runs |
 }
 
 // ACLRules gives the arguments of ACL SETUSER for a role; here, the quiz
@@ -453,6 +470,8 @@ func ExampleACLRules() {
 	// resetchannels
 	// ~kuis:papan:*
 	// ~kuis:jawaban:*
+	// ~kuis:catatan:*
+	// ~kuis:urutan:*
 	// %R~kuis:meta:*
 	// -@all
 	// +hello
@@ -472,10 +491,231 @@ func ExampleACLRules() {
 	// +zcount
 	// +zcard
 	// +hgetall
+	// +smembers
+	// +xrange
 	// +hmget
 	// +exists
 	// +zincrby
 	// +sismember
 	// +sadd
-	// (~kuis:papan:* ~kuis:jawaban:* ~kuis:meta:* +evalsha +eval +evalsha_ro +eval_ro)
+	// +xadd
+	// +xlen
+	// +zadd
+	// (~kuis:papan:* ~kuis:jawaban:* ~kuis:catatan:* ~kuis:urutan:* ~kuis:meta:* +evalsha +eval +evalsha_ro +eval_ro)
+}
+
+// answerClock returns a tick for referenceQuizAt that sets miniredis's clock
+// one second on from the minute the quiz starts, so that every answer has a
+// time of its own, the same on every run.
+func answerClock(mr *miniredis.Miniredis) func() {
+	clock := time.Date(2026, 11, 30, 9, 15, 0, 125e6, time.UTC)
+	return func() {
+		clock = clock.Add(time.Second)
+		mr.SetTime(clock)
+	}
+}
+
+// WithTies(TiesByTime) puts first, among equal scores, the participant whose
+// latest counted answer came first by the Redis server's clock; the default,
+// TiesByName, keeps Redis's order (reverse byte order of names). Two Stores
+// on one client read the same quiz both ways. Here the reference session is
+// played one answer a second: in round 3 Ali reached 30 points before Citra.
+// A repeated answer writes nothing, so it moves nobody.
+func ExampleWithTies() {
+	mr, client, done := exampleServer()
+	defer done()
+	ctx := context.Background()
+
+	byName, err := kuis.New(client) // TiesByName, the default
+	if err != nil {
+		log.Fatal(err)
+	}
+	byTime, err := kuis.New(client, kuis.WithTies(kuis.TiesByTime))
+	if err != nil {
+		log.Fatal(err)
+	}
+	tick := answerClock(mr)
+	referenceQuizAt(ctx, byName, tick)
+
+	for _, store := range []*kuis.Store{byName, byTime} {
+		board, err := store.Board("kuis-01")
+		if err != nil {
+			log.Fatal(err)
+		}
+		standings, err := board.Standings(ctx)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(standings)
+	}
+
+	board, err := byTime.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	tick()
+	again, err := board.RecordAnswer(ctx, "Citra", 3) // a retry, a second later
+	if err != nil {
+		log.Fatal(err)
+	}
+	top, err := board.Page(ctx, 0, 2)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("after Citra's repeat:", again.Duplicate, top)
+	// Output:
+	// [{1 1 Citra 30} {2 1 Ali 30} {3 3 Budi 20} {4 4 Dewi 10}]
+	// [{1 1 Ali 30} {2 1 Citra 30} {3 3 Budi 20} {4 4 Dewi 10}]
+	// after Citra's repeat: true [{1 1 Ali 30} {2 1 Citra 30}]
+}
+
+// Recap.Questions counts, for each question, the participants who answered
+// it correctly: the lowest count is the hardest question. Recap.Answers lists
+// every counted answer in the order counted.
+func ExampleRecap_questions() {
+	store, _, done := exampleStore()
+	defer done()
+	ctx := context.Background()
+
+	meta, err := store.Meta("ipa-02")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis IPA", 4); err != nil {
+		log.Fatal(err)
+	}
+	board, err := store.Board("ipa-02")
+	if err != nil {
+		log.Fatal(err)
+	}
+	correct := []struct {
+		name      string
+		questions []int
+	}{{"Ali", []int{1, 2, 3, 4}}, {"Budi", []int{1, 2, 4}}, {"Citra", []int{1, 4}}, {"Dewi", []int{2, 1}}}
+	var answers []kuis.AnswerInput
+	for _, p := range correct {
+		for _, q := range p.questions {
+			answers = append(answers, kuis.AnswerInput{Participant: p.name, Question: q})
+		}
+	}
+	if _, err := board.RecordAnswers(ctx, answers); err != nil {
+		log.Fatal(err)
+	}
+
+	recap, err := store.Recap(ctx, "ipa-02")
+	if err != nil {
+		log.Fatal(err)
+	}
+	hardest := recap.Questions[0]
+	for _, q := range recap.Questions {
+		fmt.Printf("question %d: %d of %d correct\n", q.Question, q.Correct, len(recap.Standings))
+		if q.Correct < hardest.Correct {
+			hardest = q
+		}
+	}
+	fmt.Println("hardest: question", hardest.Question)
+	first, last := recap.Answers[0], recap.Answers[len(recap.Answers)-1]
+	fmt.Printf("%d answers, first %s on question %d, last %s on question %d\n",
+		len(recap.Answers), first.Participant, first.Question, last.Participant, last.Question)
+	// Output:
+	// question 1: 4 of 4 correct
+	// question 2: 3 of 4 correct
+	// question 3: 1 of 4 correct
+	// question 4: 3 of 4 correct
+	// hardest: question 3
+	// 11 answers, first Ali on question 1, last Dewi on question 1
+}
+
+// WriteAnswersCSV writes every counted answer in the order counted, with the
+// Redis server's time of counting, in UTC to the millisecond (here miniredis's
+// clock, set one second on before each answer of the reference session).
+func ExampleRecap_WriteAnswersCSV() {
+	mr, client, done := exampleServer()
+	defer done()
+	ctx := context.Background()
+
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	referenceQuizAt(ctx, store, answerClock(mr))
+	recap, err := store.Recap(ctx, "kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := recap.WriteAnswersCSV(os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// participant,question,answered_at
+	// Ali,1,2026-11-30T09:15:01.125Z
+	// Citra,1,2026-11-30T09:15:02.125Z
+	// Ali,2,2026-11-30T09:15:03.125Z
+	// Budi,2,2026-11-30T09:15:04.125Z
+	// Citra,2,2026-11-30T09:15:05.125Z
+	// Ali,3,2026-11-30T09:15:06.125Z
+	// Budi,3,2026-11-30T09:15:07.125Z
+	// Citra,3,2026-11-30T09:15:08.125Z
+	// Dewi,3,2026-11-30T09:15:09.125Z
+}
+
+// Repair rewrites a board changed behind the library's back from the quiz's
+// counted answers: every score becomes 10 x that participant's answers, a
+// participant without answers leaves the board, and the time order is put
+// right too. It reports what it changed, in participant order, and an empty
+// slice when nothing needs it.
+func ExampleStore_Repair() {
+	store, client, done := exampleStore()
+	defer done()
+	ctx := context.Background()
+
+	_, board := referenceQuiz(ctx, store) // Citra 30, Ali 30, Budi 20, Dewi 10
+	keys, err := store.Keys("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	byHand := rueidis.Commands{
+		client.B().Zincrby().Key(keys.Board()).Increment(50).Member("Dewi").Build(),      // points without answers
+		client.B().Zrem().Key(keys.Board()).Member("Budi").Build(),                       // a participant lost
+		client.B().Zadd().Key(keys.Board()).ScoreMember().ScoreMember(40, "Eko").Build(), // never answered
+	}
+	for _, cmd := range byHand {
+		if err := client.Do(ctx, cmd).Error(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	before, err := board.Standings(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("before:", before)
+
+	corrections, err := store.Repair(ctx, "kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, c := range corrections {
+		fmt.Printf("%+v\n", c)
+	}
+	after, err := board.Standings(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("after:", after)
+	violations, err := store.Audit(ctx, "kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	again, err := store.Repair(ctx, "kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("violations:", violations, "second Repair:", again)
+	// Output:
+	// before: [{1 1 Dewi 60} {2 2 Eko 40} {3 3 Citra 30} {4 3 Ali 30}]
+	// {Participant:Budi Was:0 Now:20}
+	// {Participant:Dewi Was:60 Now:10}
+	// {Participant:Eko Was:40 Now:0}
+	// after: [{1 1 Citra 30} {2 1 Ali 30} {3 3 Budi 20} {4 4 Dewi 10}]
+	// violations: [] second Repair: []
 }

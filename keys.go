@@ -28,7 +28,8 @@ type options struct {
 	scanCount int64
 }
 
-// DefaultNamespace is the contract's namespace: keys are kuis:papan:<quiz> and kuis:meta:<quiz>.
+// DefaultNamespace is the contract's namespace: keys are kuis:papan:<quiz>, kuis:meta:<quiz>,
+// kuis:jawaban:<quiz>, kuis:catatan:<quiz> and kuis:urutan:<quiz>.
 const DefaultNamespace = "kuis"
 
 // WithNamespace sets the first segment of every key (default "kuis"), so that
@@ -84,7 +85,9 @@ const (
 )
 
 // WithTies sets how Board.Standings, Page, Around and Standing, and Recap,
-// order equal scores (default TiesByName).
+// order equal scores (default TiesByName); CompetitionRank is the same either
+// way. A value other than TiesByName and TiesByTime makes New return
+// ErrInvalidOption.
 func WithTies(order TieOrder) Option {
 	return func(o *options) { o.ties = order }
 }

@@ -12,7 +12,7 @@ import (
 
 // Standing is one line of the board as a student's screen shows it.
 type Standing struct {
-	Rank            int    `json:"rank"`             // ZREVRANK + 1: 1-based, Redis's tie order
+	Rank            int    `json:"rank"`             // ZREVRANK + 1: 1-based, in the Store's tie order (WithTies)
 	CompetitionRank int    `json:"competition_rank"` // equal scores share a rank ("1224")
 	Participant     string `json:"participant"`      // the sorted set member
 	Score           int64  `json:"score"`            // a non-negative multiple of 10
@@ -27,8 +27,10 @@ type Standing struct {
 // board holds; a board of the wrong type, or a score that is not a
 // non-negative multiple of 10, is ErrCorrupt. Reads are served from the
 // client-side cache with WithClientCache. Equal scores come in Redis's own
-// order, reverse byte order of names (Citra before Ali), and every Standing
-// carries both ranks.
+// order, reverse byte order of names (Citra before Ali), or with
+// WithTies(TiesByTime) earliest latest answer first, read from the order set
+// (ZCARD of board and order set in the same round trip; name order when they
+// differ). Every Standing carries both ranks.
 type Board struct {
 	q quiz
 }
@@ -40,7 +42,8 @@ const (
 )
 
 // Standings reads the whole board, highest score first, with ZRANGE board 0 -1
-// REV WITHSCORES (O(log N + M)). A quiz without answers yet is an empty slice.
+// REV WITHSCORES, of the order set with TiesByTime (O(log N + M)). A quiz
+// without answers yet is an empty slice.
 func (b *Board) Standings(ctx context.Context) ([]Standing, error) {
 	return b.rangeByRank(ctx, 0, -1)
 }
@@ -92,9 +95,10 @@ func (b *Board) Around(ctx context.Context, participant string, radius int) ([]S
 
 // Standing returns one participant's Rank, CompetitionRank and Score, in one
 // round trip: a read-only script (EVALSHA_RO) runs HLEN meta, ZSCORE, ZREVRANK
-// and ZCOUNT of the higher scores (O(log N)), so the three numbers are of one
-// moment. With WithClientCache it reads HLEN, ZSCORE and ZREVRANK through the
-// cache, then ZCOUNT (two round trips when nothing is cached, none when all
+// and ZCOUNT of the higher scores (O(log N); with TiesByTime on the order set,
+// after ZCARD of it and the board), so the three numbers are of one moment.
+// With WithClientCache it reads HLEN, ZSCORE and ZREVRANK through the cache,
+// then ZCOUNT (two round trips when nothing is cached, none when all
 // is). Errors: ErrInvalidParticipant before any I/O, ErrQuizNotFound,
 // ErrNotOnBoard, ErrCorrupt.
 func (b *Board) Standing(ctx context.Context, participant string) (Standing, error) {

@@ -14,42 +14,51 @@ import (
 func (r *runner) all(cfg config) (Result, map[string]string, error) {
 	var res Result
 	labels := map[string]string{
-		"limit_ops":             "redis-benchmark -c 50 -P 16 -r 100000 ZINCRBY: Redis's own ceiling here",
-		"raw_zincrby_64":        "bare rueidis ZINCRBY, 64 goroutines",
-		"record_answer_64":      "Board.RecordAnswer (one atomic script), a new pair per call, 64 goroutines",
-		"goredis_script_64":     "go-redis v9 running RecordAnswer's script (EVALSHA), 64 goroutines",
-		"goredis_naive_64":      "go-redis v9: HGET status, SADD pair, ZINCRBY if new (3 round trips), 64 goroutines",
-		"record_answer_1":       "Board.RecordAnswer, 1 goroutine, same client after the 64",
-		"goredis_script_1":      "go-redis v9, RecordAnswer's script, 1 goroutine",
-		"record_batch":          fmt.Sprintf("Board.RecordAnswers, batches of %d new answers, %d goroutines", batchSize, batchWorkers),
-		"standings_uncached_64": "Board.Standings of 30 members, 64 goroutines",
-		"standings_cached_64":   "the same with WithClientCache(time.Minute)",
-		"standing_1k_p50_us":    "Board.Standing of a random member, board of 1,000, p50",
-		"standing_1m_p50_us":    fmt.Sprintf("Board.Standing of a random member, board of %d, p50", cfg.bigMembers),
-		"page_1m_p50_us":        fmt.Sprintf("Board.Page(random offset, %d), same board, p50", pageLimit),
-		"around_1m_p50_us":      fmt.Sprintf("Board.Around(random member, %d), same board, p50", aroundRadius),
-		"purge_max_ping_ms":     "worst PING round trip of another client during that Purge (one every ~1 ms)",
+		"limit_ops":               "redis-benchmark -c 50 -P 16 -r 100000 ZINCRBY: Redis's own ceiling here",
+		"raw_zincrby_64":          "bare rueidis ZINCRBY, 64 goroutines",
+		"record_answer_64":        "Board.RecordAnswer (one atomic script), a new pair per call, 64 goroutines",
+		"rev2_record_answer_64":   "revision 2's RecordAnswer script (no answer log, no order set), 64 goroutines",
+		"goredis_script_64":       "go-redis v9 running RecordAnswer's script (EVALSHA), 64 goroutines",
+		"goredis_naive_64":        "go-redis v9: HGET status, SADD pair, ZINCRBY if new (3 round trips), 64 goroutines",
+		"record_answer_1":         "Board.RecordAnswer, 1 goroutine, same client after the 64",
+		"goredis_script_1":        "go-redis v9, RecordAnswer's script, 1 goroutine",
+		"record_batch":            fmt.Sprintf("Board.RecordAnswers, batches of %d new answers, %d goroutines", batchSize, batchWorkers),
+		"standings_uncached_64":   "Board.Standings of 30 members, 64 goroutines",
+		"standings_cached_64":     "the same with WithClientCache(time.Minute)",
+		"standing_1k_p50_us":      "Board.Standing of a random member, board of 1,000, p50",
+		"standing_1m_p50_us":      fmt.Sprintf("Board.Standing of a random member, board of %d, p50", cfg.bigMembers),
+		"standing_time_1k_p50_us": "the same, WithTies(TiesByTime) (order set), board of 1,000, p50",
+		"standing_time_1m_p50_us": fmt.Sprintf("the same, WithTies(TiesByTime), board of %d, p50", cfg.bigMembers),
+		"page_1m_p50_us":          fmt.Sprintf("Board.Page(random offset, %d), same board, p50", pageLimit),
+		"around_1m_p50_us":        fmt.Sprintf("Board.Around(random member, %d), same board, p50", aroundRadius),
+		"purge_max_ping_ms":       "worst PING round trip of another client during that Purge (one every ~1 ms)",
 	}
 
 	rec, err := r.quiz("record", answerQuestions)
 	if err != nil {
 		return res, labels, err
 	}
-	if _, err := r.quiz("goredis", answerQuestions); err != nil {
-		return res, labels, err
+	for _, id := range []string{"goredis", "rev2"} {
+		if _, err := r.quiz(id, answerQuestions); err != nil {
+			return res, labels, err
+		}
 	}
 	gr, err := r.store.Keys("goredis")
 	if err != nil {
 		return res, labels, err
 	}
+	k2, err := r.store.Keys("rev2")
+	if err != nil {
+		return res, labels, err
+	}
 	rdb := newGoredis(r.addr)
 	defer rdb.Close()
-	ops, err := r.compare(r.rawZincrby(r.client, 64), r.recordAnswer(rec, 64),
+	ops, err := r.compare(r.rawZincrby(r.client, 64), r.recordAnswer(rec, 64), r.rev2Answer(k2, 64),
 		r.goredisScript(rdb, gr, 64), r.goredisNaive(rdb, gr, 64))
 	if err != nil {
 		return res, labels, err
 	}
-	res.RawZincrby64, res.RecordAnswer64, res.GoredisScript64, res.GoredisNaive64 = ops[0], ops[1], ops[2], ops[3]
+	res.RawZincrby64, res.RecordAnswer64, res.Rev2RecordAnswer64, res.GoredisScript64, res.GoredisNaive64 = ops[0], ops[1], ops[2], ops[3], ops[4]
 
 	if ops, err = r.compare(r.recordAnswer(rec, 1), r.goredisScript(rdb, gr, 1)); err != nil {
 		return res, labels, err
@@ -99,26 +108,25 @@ func (r *runner) all(cfg config) (Result, map[string]string, error) {
 	}
 	res.StandingsUncached64, res.StandingsCached64 = ops[0], ops[1]
 
-	b1k, err := r.buildBoard("big-1k", 1000)
+	b1k, t1k, err := r.buildBoard("big-1k", 1000)
 	if err != nil {
 		return res, labels, err
 	}
-	b1m, err := r.buildBoard("big-1m", cfg.bigMembers)
+	b1m, t1m, err := r.buildBoard("big-1m", cfg.bigMembers)
 	if err != nil {
 		return res, labels, err
 	}
-	for _, m := range []struct {
-		dst *float64
-		fn  func() (float64, error)
-	}{
-		{&res.Standing1kP50us, func() (float64, error) { return r.standing("standing_1k", b1k, 1000) }},
-		{&res.Standing1mP50us, func() (float64, error) { return r.standing("standing_1m", b1m, cfg.bigMembers) }},
-		{&res.Page1mP50us, func() (float64, error) { return r.page("page_1m", b1m, cfg.bigMembers) }},
-		{&res.Around1mP50us, func() (float64, error) { return r.around("around_1m", b1m, cfg.bigMembers) }},
-	} {
-		if *m.dst, err = m.fn(); err != nil {
-			return res, labels, err
-		}
+	p50s, err := r.p50s([]string{"standing_1k", "standing_1m", "standing_time_1k", "standing_time_1m"},
+		r.standingRead(b1k, 1000), r.standingRead(b1m, cfg.bigMembers), r.standingRead(t1k, 1000), r.standingRead(t1m, cfg.bigMembers))
+	if err != nil {
+		return res, labels, err
+	}
+	res.Standing1kP50us, res.Standing1mP50us, res.StandingTime1kP50us, res.StandingTime1mP50us = p50s[0], p50s[1], p50s[2], p50s[3]
+	if res.Page1mP50us, err = r.page("page_1m", b1m, cfg.bigMembers); err != nil {
+		return res, labels, err
+	}
+	if res.Around1mP50us, err = r.around("around_1m", b1m, cfg.bigMembers); err != nil {
+		return res, labels, err
 	}
 
 	if err := r.fillKeys(cfg.purgeKeys); err != nil {

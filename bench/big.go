@@ -24,33 +24,53 @@ const (
 // bigMember names member i of a big board.
 func bigMember(i int) string { return "m" + strconv.Itoa(i) }
 
+// orderUnit is 2^42: an order set score is answers * 2^42 + (2^42 - 1 - ms of
+// the latest answer), as record_answer.lua writes it.
+const orderUnit = 1 << 42
+
 // buildBoard creates quiz id (every board read checks its meta) and writes n
 // members with random scores (multiples of 10, as the contract allows) to its
-// board, 10,000 per round trip.
-func (r *runner) buildBoard(id string, n int) (*kuis.Board, error) {
-	b, err := r.quiz(id, 1)
-	if err != nil {
-		return nil, err
+// board and order set (latest answers at random times of one hour), 10,000
+// per round trip. It returns the quiz's board handle in name order and in
+// time order.
+func (r *runner) buildBoard(id string, n int) (byName, byTime *kuis.Board, err error) {
+	if byName, err = r.quiz(id, 1); err != nil {
+		return nil, nil, err
+	}
+	if byTime, err = r.byTime.Board(id); err != nil {
+		return nil, nil, err
 	}
 	keys, err := r.store.Keys(id)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	r.logf("building a board of %d members ...", n)
+	r.logf("building a board and order set of %d members ...", n)
 	start := time.Now()
-	key := keys.Board()
-	err = batched(r.ctx, r.client, n, func(lo, hi int) rueidis.Completed {
-		z := r.client.B().Zadd().Key(key).ScoreMember()
-		for i := lo; i < hi; i++ {
-			z = z.ScoreMember(float64(10*rand.IntN(1000)), bigMember(i))
+	answers := make([]int64, n)
+	for i := range answers {
+		answers[i] = int64(rand.IntN(1000))
+	}
+	hour := time.Now().Add(-time.Hour).UnixMilli()
+	for _, set := range []struct {
+		key   string
+		score func(i int) int64
+	}{
+		{keys.Board(), func(i int) int64 { return 10 * answers[i] }},
+		{keys.Order(), func(i int) int64 { return answers[i]*orderUnit + orderUnit - 1 - (hour + rand.Int64N(3_600_000)) }},
+	} {
+		err = batched(r.ctx, r.client, n, func(lo, hi int) rueidis.Completed {
+			z := r.client.B().Zadd().Key(set.key).ScoreMember()
+			for i := lo; i < hi; i++ {
+				z = z.ScoreMember(float64(set.score(i)), bigMember(i))
+			}
+			return z.Build()
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("build %s of %d: %w", set.key, n, err)
 		}
-		return z.Build()
-	})
-	if err != nil {
-		return nil, fmt.Errorf("build board of %d: %w", n, err)
 	}
 	r.logf("built in %v", time.Since(start).Round(time.Millisecond))
-	return b, nil
+	return byName, byTime, nil
 }
 
 // batched sends the commands made by mk for [0, n) in slices of perCommand,
@@ -92,12 +112,40 @@ func (r *runner) p50(name string, fn func(i int) error) (float64, error) {
 	return us, nil
 }
 
-// standing is Board.Standing of a random member of a board of n.
-func (r *runner) standing(name string, b *kuis.Board, n int) (float64, error) {
-	return r.p50(name, func(int) error {
+// p50s measures several single-goroutine reads by turns, as interleaved does
+// for throughput: one warm-up of r.warm each, then rounds slices of
+// r.dur/rounds each, pooling each read's samples. It returns each p50 in µs.
+func (r *runner) p50s(names []string, fns ...func(i int) error) ([]float64, error) {
+	r.logf("%v: 1 goroutine, %v warm-up each, then %d interleaved rounds, %v each in all ...", names, r.warm, rounds, r.dur)
+	samples := make([][]time.Duration, len(fns))
+	for _, fn := range fns {
+		if _, err := latencies(0, r.warm, fn); err != nil {
+			return nil, err
+		}
+	}
+	for range rounds {
+		for i, fn := range fns {
+			ds, err := latencies(0, r.dur/rounds, fn)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", names[i], err)
+			}
+			samples[i] = append(samples[i], ds...)
+		}
+	}
+	out := make([]float64, len(fns))
+	for i := range fns {
+		out[i] = micros(percentile(samples[i], 50))
+		r.logf("%-22s p50 %.1f µs over %d calls", names[i], out[i], len(samples[i]))
+	}
+	return out, nil
+}
+
+// standingRead is Board.Standing of a random member of a board of n.
+func (r *runner) standingRead(b *kuis.Board, n int) func(int) error {
+	return func(int) error {
 		_, err := b.Standing(context.Background(), bigMember(rand.IntN(n)))
 		return err
-	})
+	}
 }
 
 // pageLimit is one screen of a leaderboard.

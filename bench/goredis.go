@@ -28,7 +28,8 @@ var errNotRunning = errors.New("quiz is not running")
 // goredisNaive is the tutorial way: HGET the status, SADD the answered pair,
 // and ZINCRBY only if the pair is new. Up to three round trips, and not
 // atomic: a Finish between them is ignored, and a crash between SADD and
-// ZINCRBY loses the points for good.
+// ZINCRBY loses the points for good. It writes no answer log and no order
+// set, which the library's script does too since revision 3 of the contract.
 func (r *runner) goredisNaive(rdb *redis.Client, k kuis.Keys, workers int) workload {
 	return workload{"goredis_naive", workers, func(int, int) (int, error) {
 		ctx := context.Background()
@@ -55,7 +56,7 @@ var recordScript = redis.NewScript(script.RecordAnswerSource)
 // goredisRecord runs RecordAnswer's script once through go-redis (EVALSHA,
 // EVAL on NOSCRIPT) and decodes its {score, duplicate} reply.
 func goredisRecord(ctx context.Context, rdb *redis.Client, k kuis.Keys, participant string, question int) error {
-	reply, err := recordScript.Run(ctx, rdb, []string{k.Meta(), k.Board(), k.Answers()},
+	reply, err := recordScript.Run(ctx, rdb, rev3Keys(k),
 		participant, strconv.Itoa(question)).Int64Slice()
 	if err != nil {
 		return err

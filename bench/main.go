@@ -36,6 +36,10 @@ type config struct {
 	bigMembers    int
 	purgeKeys     int
 	sweep         bool
+	// -rev3: the cost of revision 3 of the contract only.
+	rev3                          bool
+	rev3Answers                   int
+	memParticipants, memQuestions int
 }
 
 func parseFlags() config {
@@ -51,6 +55,10 @@ func parseFlags() config {
 	flag.IntVar(&c.bigMembers, "big", 1_000_000, "members of the big board (the _1m workloads)")
 	flag.IntVar(&c.purgeKeys, "purge-keys", 1_000_000, "keys Purge deletes (purge_1m_s)")
 	flag.BoolVar(&c.sweep, "sweep", false, "only compare rueidis client options for 1 and 64 goroutines")
+	flag.BoolVar(&c.rev3, "rev3", false, "only measure revision 3's cost against revision 2's record script")
+	flag.IntVar(&c.rev3Answers, "rev3-answers", 300_000, "-rev3: answers per record script for the server cost")
+	flag.IntVar(&c.memParticipants, "mem-participants", 10_000, "-rev3: participants of the memory quiz (0 skips it)")
+	flag.IntVar(&c.memQuestions, "mem-questions", 100, "-rev3: questions of the memory quiz, each answered by every participant")
 	flag.Parse()
 	return c
 }
@@ -81,10 +89,16 @@ func run() error {
 	if r.cached, err = kuis.New(client, kuis.WithNamespace(ns), kuis.WithClientCache(time.Minute)); err != nil {
 		return err
 	}
+	if r.byTime, err = kuis.New(client, kuis.WithNamespace(ns), kuis.WithTies(kuis.TiesByTime)); err != nil {
+		return err
+	}
 	r.logf("bench: Redis %s, namespace %s, %v per workload after %v warm-up", cfg.addr, ns, cfg.dur, cfg.warm)
 	defer r.cleanup()
 	if cfg.sweep {
 		return r.sweep(os.Stdout)
+	}
+	if cfg.rev3 {
+		return r.rev3(os.Stdout, cfg)
 	}
 	res, labels, err := r.all(cfg)
 	if err != nil {

@@ -36,6 +36,7 @@ type runner struct {
 	ns       string
 	store    *kuis.Store // the run's namespace, every read to the server
 	cached   *kuis.Store // the same with WithClientCache
+	byTime   *kuis.Store // the same with WithTies(TiesByTime)
 	warm     time.Duration
 	dur      time.Duration
 	progress io.Writer

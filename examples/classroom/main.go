@@ -4,18 +4,24 @@
 //	go run ./examples/classroom
 //
 // A teacher creates a 10-question quiz; 30 students answer at the same time,
-// tapping twice, losing replies, timing out and answering from two devices;
-// the board is shown as students see it; the teacher finishes the quiz, a late
-// answer is refused, the recap is printed and written as CSV, Audit checks the
+// tapping twice, losing replies, timing out and answering from two devices,
+// then send their last answers one by one as they finish; the board is shown
+// as students see it, equal scores in the order their owners finished
+// (WithTies(TiesByTime)); the teacher finishes the quiz, a late answer is
+// refused, the recap is printed with the hardest question and written as two
+// CSVs (standings, and every answer with the server's time), Audit checks the
 // keys against the contract, and PurgeQuiz archives the recap to a JSON file
 // before deleting the keys. Last, the program checks that the board holds
-// exactly 10 points per distinct correct answer and exits non-zero if it does
-// not.
+// exactly 10 points per distinct correct answer, that equal scores stand in
+// the order the students finished, and that the recap counts each question's
+// answers right, and exits non-zero if not.
 //
 // It runs on an in-process miniredis by default, on REDIS_ADDR (a standalone
 // Redis) or REDIS_CLUSTER_ADDRS (a Redis Cluster) otherwise, with a namespace
 // of its own there, removed at exit. The story depends only on -seed: the
-// goroutines may interleave differently on each run, the scores may not.
+// goroutines may interleave differently on each run, the scores and the board
+// may not. Only the answers CSV changes from run to run: the order in which
+// answers sent at the same moment were counted, and the times.
 package main
 
 import (
@@ -29,7 +35,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"text/tabwriter"
@@ -90,7 +99,8 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 	}
 	defer closeClient()
 
-	store, err := kuis.New(client, options()...)
+	// The students' screens break ties by time: who got there first.
+	store, err := kuis.New(client, append(options(), kuis.WithTies(kuis.TiesByTime))...)
 	if err != nil {
 		return err
 	}
@@ -122,13 +132,16 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%q: %d questions, status %s (keys %s, %s, %s)\n",
-		info.Title, info.Questions, info.Status, keys.Meta(), keys.Board(), keys.Answers())
+	fmt.Fprintf(out, "%q: %d questions, status %s (keys %s, %s, %s, %s, %s)\n",
+		info.Title, info.Questions, info.Status, keys.Meta(), keys.Board(), keys.Answers(), keys.Log(), keys.Order())
 
-	section(out, "2. Thirty students answer at once")
+	section(out, "2. Thirty students answer at once, then finish one by one")
 	plans := planClass(seed)
 	tally, err := answerConcurrently(ctx, board, plans)
 	if err != nil {
+		return err
+	}
+	if err := finishOneByOne(ctx, board, plans, tally); err != nil {
 		return err
 	}
 	tally.print(out, plans)
@@ -161,6 +174,10 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 	if err := recap.WriteCSV(out); err != nil {
 		return err
 	}
+	fmt.Fprintln(out, "\nEvery counted answer, in the order counted, with the server's time, as CSV:")
+	if err := recap.WriteAnswersCSV(out); err != nil {
+		return err
+	}
 
 	violations, err := store.Audit(ctx, quizID)
 	if err != nil {
@@ -169,7 +186,7 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 	if len(violations) > 0 {
 		return fmt.Errorf("the quiz's keys break the contract: %v", violations)
 	}
-	fmt.Fprintln(out, "\nAudit: the keys keep the contract (every score is 10 x its counted answers)")
+	fmt.Fprintln(out, "\nAudit: the keys keep the contract (every score is 10 x its counted answers, each answer logged once, each student placed by time)")
 
 	section(out, "6. Archive, then delete")
 	path := filepath.Join(dir, quizID+".json")
@@ -186,8 +203,8 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 	}
 	fmt.Fprintf(out, "PurgeQuiz deleted %d keys; quizzes left in the namespace: %d\n", n, len(left))
 
-	section(out, "7. The invariant")
-	return checkInvariant(out, recap, plans, tally)
+	section(out, "7. The invariants")
+	return errors.Join(checkInvariant(out, recap, plans, tally), checkRecap(out, recap, plans))
 }
 
 // options gives the run a namespace of its own on a real server, so it never
@@ -228,11 +245,15 @@ type submission struct {
 
 // plan is what one student does during the quiz.
 type plan struct {
-	student     string
+	student string
+	// submissions are sent in this order: all but the last while the whole
+	// class answers at once, the last when the student finishes.
 	submissions []submission
 	// twoDevices: the student has the quiz open on a phone and a laptop, and
 	// both send every answer at the same moment.
 	twoDevices bool
+	// finish is the student's place in the order the class finishes in, from 0.
+	finish int
 }
 
 // planClass decides, from seed alone, which questions each student gets
@@ -265,6 +286,9 @@ func planClass(seed uint64) []plan {
 		})
 		plans[i] = p
 	}
+	for place, i := range rng.Perm(len(plans)) {
+		plans[i].finish = place
+	}
 	return plans
 }
 
@@ -275,7 +299,8 @@ type tally struct {
 }
 
 // answerConcurrently runs every student (and every second device) in its own
-// goroutine, all released at once.
+// goroutine, all released at once, each sending all of the student's
+// submissions but the last.
 func answerConcurrently(ctx context.Context, board *kuis.Board, plans []plan) (*tally, error) {
 	t := &tally{}
 	start := make(chan struct{})
@@ -291,7 +316,7 @@ func answerConcurrently(ctx context.Context, board *kuis.Board, plans []plan) (*
 			go func() {
 				defer wg.Done()
 				<-start
-				if err := t.answer(ctx, board, p); err != nil {
+				if err := t.answer(ctx, board, p.student, p.submissions[:max(0, len(p.submissions)-1)]); err != nil {
 					errs <- fmt.Errorf("%s: %w", p.student, err)
 				}
 			}()
@@ -311,30 +336,65 @@ func collect(errs <-chan error) []error {
 	return all
 }
 
+// finishGap is the pause between two students' last answers: at least 1 ms,
+// so that the server's clock, to the millisecond, tells every two finishes
+// apart and the board's order among equal scores depends only on the seed.
+const finishGap = 2 * time.Millisecond
+
+// finishOneByOne sends each student's last submission, in the order the class
+// finishes, finishGap apart; a student on two devices sends it from both at
+// once. The last answer is each student's latest counted one: it fixes their
+// place among equal scores, and no retry of it moves them.
+func finishOneByOne(ctx context.Context, board *kuis.Board, plans []plan, t *tally) error {
+	byFinish := slices.Clone(plans)
+	slices.SortFunc(byFinish, func(a, b plan) int { return a.finish - b.finish })
+	for _, p := range byFinish {
+		if len(p.submissions) == 0 {
+			continue
+		}
+		last := p.submissions[len(p.submissions)-1:]
+		devices := 1
+		if p.twoDevices {
+			devices = 2
+		}
+		errs := make(chan error, devices)
+		for range devices {
+			go func() { errs <- t.answer(ctx, board, p.student, last) }()
+		}
+		for range devices {
+			if err := <-errs; err != nil {
+				return fmt.Errorf("%s: %w", p.student, err)
+			}
+		}
+		time.Sleep(finishGap)
+	}
+	return nil
+}
+
 // answer sends one device's submissions, retrying as a real app would.
-func (t *tally) answer(ctx context.Context, board *kuis.Board, p plan) error {
-	for _, s := range p.submissions {
+func (t *tally) answer(ctx context.Context, board *kuis.Board, student string, submissions []submission) error {
+	for _, s := range submissions {
 		switch s.how {
 		case doubleTap:
-			if err := t.send(ctx, board, p.student, s.question); err != nil {
+			if err := t.send(ctx, board, student, s.question); err != nil {
 				return err
 			}
 		case lostReply:
 			// The first reply is the one the network "lost": the retry below
 			// is all the app sees. The server still applied the first call.
-			if err := t.send(ctx, board, p.student, s.question); err != nil {
+			if err := t.send(ctx, board, student, s.question); err != nil {
 				return err
 			}
 		case timedOut:
 			expired, cancel := context.WithDeadline(ctx, time.Unix(0, 0))
-			_, err := board.RecordAnswer(expired, p.student, s.question)
+			_, err := board.RecordAnswer(expired, student, s.question)
 			cancel()
 			if !errors.Is(err, context.DeadlineExceeded) {
 				return fmt.Errorf("question %d with an expired deadline: got %w, want %w", s.question, err, context.DeadlineExceeded)
 			}
 			t.timedOut.Add(1)
 		}
-		if err := t.send(ctx, board, p.student, s.question); err != nil {
+		if err := t.send(ctx, board, student, s.question); err != nil {
 			return err
 		}
 	}
@@ -369,8 +429,9 @@ func (t *tally) print(out io.Writer, plans []plan) {
 			kinds[s.how] += devices
 		}
 	}
-	fmt.Fprintf(out, "%d students, %d of them on two devices at once; %d double taps, %d lost replies, %d timeouts, all retried\n",
+	fmt.Fprintf(out, "%d students, %d of them on two devices at once; %d double taps, %d lost replies, %d timeouts, all retried;\n",
 		len(plans), twoDevices, kinds[doubleTap], kinds[lostReply], kinds[timedOut])
+	fmt.Fprintf(out, "each student's last answer sent on finishing, %v after the previous student's\n", finishGap)
 	fmt.Fprintf(out, "%d calls reached the server: %d counted, %d answered Duplicate (nothing added); %d gave up before sending\n",
 		t.sent.Load(), t.counted.Load(), t.duplicate.Load(), t.timedOut.Load())
 }
@@ -385,7 +446,7 @@ func showTop(ctx context.Context, out io.Writer, board *kuis.Board, n int) error
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "Top %d of %d on the board (Rank breaks ties by Redis's order; equal scores share a competition rank):\n", len(top), size)
+	fmt.Fprintf(out, "Top %d of %d on the board (Rank breaks ties by who finished first; equal scores share a competition rank):\n", len(top), size)
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "rank\tcompetition\tstudent\tscore")
 	for _, s := range top {
@@ -437,14 +498,36 @@ func showOwnRanks(ctx context.Context, out io.Writer, board *kuis.Board) error {
 }
 
 func printRecap(out io.Writer, r kuis.Recap) {
-	fmt.Fprintf(out, "%s: %q, %d questions, status %s, %d students on the board\n",
-		r.QuizID, r.Info.Title, r.Info.Questions, r.Info.Status, len(r.Standings))
+	fmt.Fprintf(out, "%s: %q, %d questions, status %s, %d students on the board, %d answers counted\n",
+		r.QuizID, r.Info.Title, r.Info.Questions, r.Info.Status, len(r.Standings), len(r.Answers))
 	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "rank\tcompetition\tstudent\tscore\tcorrect")
 	for _, s := range r.Standings {
 		fmt.Fprintf(w, "%4d\t%11d\t%s\t%5d\t%7d\n", s.Rank, s.CompetitionRank, s.Participant, s.Score, s.Score/10)
 	}
 	w.Flush()
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, hardest(r.Questions, len(students)))
+}
+
+// hardest names the question (or questions) the fewest students answered
+// correctly, out of a class of size.
+func hardest(questions []kuis.QuestionResult, size int) string {
+	if len(questions) == 0 {
+		return "No questions."
+	}
+	low := slices.MinFunc(questions, func(a, b kuis.QuestionResult) int { return a.Correct - b.Correct }).Correct
+	var nums []string
+	for _, q := range questions {
+		if q.Correct == low {
+			nums = append(nums, strconv.Itoa(q.Question))
+		}
+	}
+	noun := "question"
+	if len(nums) > 1 {
+		noun = "questions"
+	}
+	return fmt.Sprintf("Hardest %s: %s, answered correctly by %d of %d students.", noun, strings.Join(nums, ", "), low, size)
 }
 
 // archiveTo is PurgeQuiz's archive: the keys are deleted only if the recap is
@@ -546,4 +629,87 @@ func sortedNames(maps ...map[string]int64) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// checkRecap compares the recap with the plans on what revision 3 of the
+// contract adds: the board's order among equal scores is the order in which
+// the students finished (the recap reads it as the screens do, by time), the
+// answer log's latest time of each student grows in that order, and each
+// question's count of correct answers is the number of students who sent it.
+func checkRecap(out io.Writer, r kuis.Recap, plans []plan) error {
+	var problems []string
+	var finishers []plan // in the order they finished
+	perQuestion := map[int]int{}
+	distinct := 0
+	for _, p := range plans {
+		seen := map[int]bool{}
+		for _, s := range p.submissions {
+			seen[s.question] = true
+		}
+		for q := range seen {
+			perQuestion[q]++
+		}
+		distinct += len(seen)
+		if len(seen) > 0 {
+			finishers = append(finishers, p)
+		}
+	}
+	slices.SortFunc(finishers, func(a, b plan) int { return a.finish - b.finish })
+
+	// Highest score first; among equal scores, who finished first.
+	points := func(p plan) int {
+		seen := map[int]bool{}
+		for _, s := range p.submissions {
+			seen[s.question] = true
+		}
+		return len(seen)
+	}
+	want := slices.Clone(finishers)
+	slices.SortStableFunc(want, func(a, b plan) int { return points(b) - points(a) })
+	var got []string
+	for _, s := range r.Standings {
+		got = append(got, s.Participant)
+	}
+	if len(got) != len(want) {
+		problems = append(problems, fmt.Sprintf("%d students on the board, want %d", len(got), len(want)))
+	}
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i].student {
+			problems = append(problems, fmt.Sprintf("place %d is %s, want %s", i+1, got[i], want[i].student))
+			break
+		}
+	}
+
+	latest := map[string]time.Time{}
+	for _, a := range r.Answers {
+		if a.At.After(latest[a.Participant]) {
+			latest[a.Participant] = a.At
+		}
+	}
+	for i := 1; i < len(finishers); i++ {
+		prev, cur := finishers[i-1].student, finishers[i].student
+		if !latest[cur].After(latest[prev]) {
+			problems = append(problems, fmt.Sprintf("the log's latest answer of %s (%s) is not after %s's (%s)",
+				cur, latest[cur].Format(time.StampMilli), prev, latest[prev].Format(time.StampMilli)))
+			break
+		}
+	}
+	if len(r.Answers) != distinct {
+		problems = append(problems, fmt.Sprintf("%d answers in the recap, want %d", len(r.Answers), distinct))
+	}
+
+	if len(r.Questions) != questions {
+		problems = append(problems, fmt.Sprintf("%d questions in the recap, want %d", len(r.Questions), questions))
+	}
+	for _, q := range r.Questions {
+		if q.Correct != perQuestion[q.Question] {
+			problems = append(problems, fmt.Sprintf("question %d: %d correct, want %d", q.Question, q.Correct, perQuestion[q.Question]))
+		}
+	}
+	fmt.Fprintf(out, "equal scores in finishing order, %d answers logged in time order, %d question counts right: %v\n",
+		len(r.Answers), len(r.Questions), len(problems) == 0)
+	if len(problems) > 0 {
+		return fmt.Errorf("recap does not match the plans: %v", problems)
+	}
+	return nil
 }

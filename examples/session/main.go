@@ -1,7 +1,8 @@
 // Command session replays the contract's reference session through kuis and
 // prints every reply in order. It runs on an in-process miniredis when neither
 // REDIS_ADDR nor REDIS_CLUSTER_ADDRS is set, and on that server otherwise,
-// with the same output. On a real server it uses its own namespace, so it
+// with the same output: it prints the answer log without its times, which
+// are the server's clock. On a real server it uses its own namespace, so it
 // never touches the contract's kuis:* keys of anyone else.
 package main
 
@@ -102,9 +103,21 @@ func run(ctx context.Context) error {
 	}
 	fmt.Printf("judul: %s\njumlah_soal: %d\nstatus: %s\n", info.Title, info.Questions, info.Status)
 
-	fmt.Println("# TTL of the three keys")
-	names := []string{"papan", "meta", "jawaban"}
-	byName := map[string]string{"papan": keys.Board(), "meta": keys.Meta(), "jawaban": keys.Answers()}
+	fmt.Println("# the answer log: participant and question, in the order counted (times left out)")
+	recap, err := store.Recap(ctx, "kuis-01")
+	if err != nil {
+		return err
+	}
+	var logged []string
+	for _, a := range recap.Answers {
+		logged = append(logged, fmt.Sprintf("%s %d", a.Participant, a.Question))
+	}
+	fmt.Println(strings.Join(logged, ", "))
+
+	fmt.Println("# TTL of the five keys")
+	names := []string{"papan", "meta", "jawaban", "catatan", "urutan"}
+	byName := map[string]string{"papan": keys.Board(), "meta": keys.Meta(), "jawaban": keys.Answers(),
+		"catatan": keys.Log(), "urutan": keys.Order()}
 	for _, name := range names {
 		ttl, err := client.Do(ctx, client.B().Ttl().Key(byName[name]).Build()).AsInt64()
 		if err != nil {

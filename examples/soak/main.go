@@ -7,8 +7,9 @@
 // Each quiz: Create; writers submit every correct answer twice (double
 // submits, some at the same moment) with RecordAnswer, retrying transient
 // errors, while a reader polls the board with and without the client-side
-// cache; Finish; one late answer that must be refused; Recap compared with
-// the tally; Audit, which must find nothing; PurgeQuiz whose archive refuses a
+// cache and in time order; Finish; one late answer that must be refused;
+// Recap (standings and answer log) compared with the tally; Audit, which must
+// find nothing; PurgeQuiz whose archive refuses a
 // recap that differs from the tally; then the next quiz. It prints the operations done, errors by kind and
 // lost=<n> doubled=<n> (answers), and exits 1 if either is not 0 or a check
 // failed. It works in a namespace of its own and purges it at the end.
@@ -58,10 +59,13 @@ func run() int {
 		client: client, ns: namespace(), participants: *participants, questions: *questions, writers: *writers,
 		ops: map[string]int64{}, errs: map[string]int64{},
 	}
-	// Two Stores on one client: the writes and checked reads, and the students'
-	// screens through the client-side cache.
+	// Three Stores on one client: the writes and checked reads, the students'
+	// screens through the client-side cache, and screens in time order.
 	if s.store, err = kuis.New(client, kuis.WithNamespace(s.ns)); err == nil {
 		s.cached, err = kuis.New(client, kuis.WithNamespace(s.ns), kuis.WithClientCache(time.Second))
+	}
+	if err == nil {
+		s.byTime, err = kuis.New(client, kuis.WithNamespace(s.ns), kuis.WithTies(kuis.TiesByTime))
 	}
 	if err != nil {
 		client.Close()
@@ -108,7 +112,7 @@ func namespace() string {
 type soak struct {
 	client                            rueidis.Client
 	ns                                string
-	store, cached                     *kuis.Store
+	store, cached, byTime             *kuis.Store
 	participants, questions, writers  int
 	lives                             atomic.Int64
 	lost, doubled, failed, answerSent atomic.Int64
@@ -211,6 +215,11 @@ func (s *soak) life(id string) {
 		s.check(id, "Meta (cached): %v", err)
 		return
 	}
+	timed, err := s.byTime.Board(id)
+	if err != nil {
+		s.check(id, "Board (by time): %v", err)
+		return
+	}
 
 	attempts := 0
 	err = s.retry("Create", func(ctx context.Context) error {
@@ -283,7 +292,7 @@ func (s *soak) life(id string) {
 				return
 			default:
 			}
-			s.read(id, board, cached, cmeta, tally, readRng)
+			s.read(id, []*kuis.Board{board, cached, timed}, cmeta, tally, readRng)
 			time.Sleep(time.Duration(readRng.IntN(5)) * time.Millisecond)
 		}
 	}()
@@ -333,6 +342,13 @@ func (s *soak) life(id string) {
 	if lost != 0 || doubled != 0 {
 		s.check(id, "recap differs from the tally: lost %d, doubled %d answers", lost, doubled)
 	}
+	var answers int64
+	for _, points := range tally {
+		answers += points / 10
+	}
+	if int64(len(recap.Answers)) != answers {
+		s.check(id, "recap logs %d answers, tally %d", len(recap.Answers), answers)
+	}
 	var violations []kuis.Violation
 	if err := s.retry("Audit", func(ctx context.Context) error {
 		var err error
@@ -372,21 +388,23 @@ func (s *soak) life(id string) {
 		s.check(id, "Keys: %v", err)
 		return
 	}
-	n, err := s.client.Do(context.Background(), s.client.B().Exists().Key(k.Meta(), k.Board(), k.Answers()).Build()).AsInt64()
+	n, err := s.client.Do(context.Background(), s.client.B().Exists().Key(k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order()).Build()).AsInt64()
 	if err != nil || n != 0 {
 		s.check(id, "after PurgeQuiz (%d deleted) EXISTS = %d, %v; want 0", purged, n, err)
 	}
 }
 
-// read does one round of board and meta reads, plain and cached, checking
-// that no score is above the tally or not a multiple of 10.
-func (s *soak) read(id string, board, cached *kuis.Board, cmeta *kuis.Meta, tally map[string]int64, rng *mrand.Rand) {
+// read does one round of board and meta reads, through boards (plain,
+// cached, by time), checking that no score is above the tally or not a
+// multiple of 10.
+func (s *soak) read(id string, boards []*kuis.Board, cmeta *kuis.Meta, tally map[string]int64, rng *mrand.Rand) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
-	for _, v := range []struct {
+	views := []struct {
 		op string
 		b  *kuis.Board
-	}{{"Standings", board}, {"Standings (cached)", cached}} {
+	}{{"Standings", boards[0]}, {"Standings (cached)", boards[1]}, {"Standings (by time)", boards[2]}}
+	for _, v := range views {
 		st, err := v.b.Standings(ctx)
 		if err != nil {
 			s.fail(v.op, err)
@@ -404,7 +422,7 @@ func (s *soak) read(id string, board, cached *kuis.Board, cmeta *kuis.Meta, tall
 	for _, v := range []struct {
 		op string
 		b  *kuis.Board
-	}{{"Standing", board}, {"Standing (cached)", cached}} {
+	}{{"Standing", boards[0]}, {"Standing (cached)", boards[1]}, {"Standing (by time)", boards[2]}} {
 		st, err := v.b.Standing(ctx, name)
 		switch {
 		case errors.Is(err, kuis.ErrNotOnBoard):

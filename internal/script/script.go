@@ -39,7 +39,7 @@ var (
 	Finish = rueidis.NewLuaScript(gate + finish)
 	// RecordAnswer adds 10 points once per (question, participant) while the quiz runs.
 	RecordAnswer = rueidis.NewLuaScript(gate + recordAnswer)
-	// Recap reads meta and board in one atomic step.
+	// Recap reads meta, board (or order set), answers and log in one atomic step.
 	Recap = rueidis.NewLuaScriptReadOnly(gate + recap)
 	// Standing reads one participant's score, position and competition rank in one atomic step.
 	Standing = rueidis.NewLuaScriptReadOnly(gate + standing)

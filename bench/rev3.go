@@ -1,0 +1,418 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/script"
+	"github.com/redis/rueidis"
+)
+
+// Revision 3 of the contract added two keys to every quiz, an answer log (a
+// stream) and an order set, both written by RecordAnswer's script. -rev3
+// measures what that costs against revision 2's script (rev2/, copied byte for
+// byte from the commit before revision 3), side by side on one server.
+
+var (
+	//go:embed rev2/gate.lua
+	rev2Gate string
+	//go:embed rev2/record_answer.lua
+	rev2RecordAnswer string
+)
+
+// rev2Source is revision 2's RecordAnswer script: KEYS meta, board, answers.
+var rev2Source = rev2Gate + rev2RecordAnswer
+
+// rev2Script runs it as the library ran it: EVALSHA, EVAL on NOSCRIPT.
+var rev2Script = rueidis.NewLuaScript(rev2Source)
+
+// rev2Keys are the keys revision 2's script takes.
+func rev2Keys(k kuis.Keys) []string { return []string{k.Meta(), k.Board(), k.Answers()} }
+
+// rev3Keys are the keys today's script takes.
+func rev3Keys(k kuis.Keys) []string {
+	return []string{k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order()}
+}
+
+// checkCounted checks a record script's reply {score, 0}: a counted answer.
+func checkCounted(res rueidis.RedisResult, participant string, question int) error {
+	reply, err := res.ToArray()
+	if err == nil && len(reply) != 2 {
+		err = fmt.Errorf("reply of %d elements, want 2", len(reply))
+	}
+	if err == nil {
+		var dup int64
+		if dup, err = reply[1].AsInt64(); err == nil && dup != 0 {
+			err = errors.New("counted as a duplicate")
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("answer (%s, %d): %w", participant, question, err)
+	}
+	return nil
+}
+
+// rev2Answer is revision 2's RecordAnswer: its script through rueidis' Lua,
+// as the library sent it, with a fresh pair per call.
+func (r *runner) rev2Answer(k kuis.Keys, workers int) workload {
+	keys := rev2Keys(k)
+	return workload{"rev2_record_answer", workers, func(int, int) (int, error) {
+		p, q := r.freshPair()
+		return 1, checkCounted(rev2Script.Exec(context.Background(), r.client, keys, []string{p, strconv.Itoa(q)}), p, q)
+	}}
+}
+
+// serverCost is what the server spent on a number of answers: the deltas of
+// INFO commandstats' cmdstat_evalsha (calls, usec: time inside the command)
+// and of INFO cpu's used_cpu_user + used_cpu_sys (the whole process: reading,
+// parsing and replying too).
+type serverCost struct {
+	answers, calls, usec int64
+	cpuSec               float64
+}
+
+func (c *serverCost) add(d serverCost) {
+	c.answers += d.answers
+	c.calls += d.calls
+	c.usec += d.usec
+	c.cpuSec += d.cpuSec
+}
+
+// usecPerCall is commandstats' usec_per_call over the whole measurement.
+func (c serverCost) usecPerCall() float64 { return round(float64(c.usec)/float64(max(c.calls, 1)), 2) }
+
+// cpuPerAnswer is the server's CPU time per answer, in µs.
+func (c serverCost) cpuPerAnswer() float64 {
+	return round(c.cpuSec*1e6/float64(max(c.answers, 1)), 2)
+}
+
+// serverStats reads cmdstat_evalsha's calls and usec and the server's CPU seconds.
+func (r *runner) serverStats() (serverCost, error) {
+	text, err := r.client.Do(r.ctx, r.client.B().Info().Section("commandstats", "cpu").Build()).ToString()
+	if err != nil {
+		return serverCost{}, err
+	}
+	info := parseInfo(text)
+	var c serverCost
+	stat := parseFields(info["cmdstat_evalsha"])
+	c.calls, _ = strconv.ParseInt(stat["calls"], 10, 64)
+	c.usec, _ = strconv.ParseInt(stat["usec"], 10, 64)
+	for _, f := range []string{"used_cpu_user", "used_cpu_sys"} {
+		v, err := strconv.ParseFloat(info[f], 64)
+		if err != nil {
+			return serverCost{}, fmt.Errorf("INFO cpu: %s is %q", f, info[f])
+		}
+		c.cpuSec += v
+	}
+	return c, nil
+}
+
+// parseInfo reads INFO's "name:value" lines.
+func parseInfo(text string) map[string]string {
+	out := map[string]string{}
+	for _, line := range strings.Split(text, "\n") {
+		if name, value, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && !strings.HasPrefix(name, "#") {
+			out[name] = value
+		}
+	}
+	return out
+}
+
+// parseFields reads a commandstats value: "calls=3,usec=12,usec_per_call=4.00,...".
+func parseFields(value string) map[string]string {
+	out := map[string]string{}
+	for _, f := range strings.Split(value, ",") {
+		if name, v, ok := strings.Cut(f, "="); ok {
+			out[name] = v
+		}
+	}
+	return out
+}
+
+// pipelined sends n fresh answers through one script as EVALSHA, 1000 per
+// round trip from one goroutine (so the server, not the client, is the
+// bottleneck), and returns what the server spent on them.
+func (r *runner) pipelined(sha string, keys []string, n int) (serverCost, error) {
+	before, err := r.serverStats()
+	if err != nil {
+		return serverCost{}, err
+	}
+	const perTrip = 1000
+	cmds := make(rueidis.Commands, 0, perTrip)
+	type sent struct {
+		p string
+		q int
+	}
+	pairs := make([]sent, 0, perTrip)
+	for done := 0; done < n; done += perTrip {
+		cmds, pairs = cmds[:0], pairs[:0]
+		for range min(perTrip, n-done) {
+			p, q := r.freshPair()
+			cmds = append(cmds, r.client.B().Evalsha().Sha1(sha).Numkeys(int64(len(keys))).Key(keys...).
+				Arg(p, strconv.Itoa(q)).Build())
+			pairs = append(pairs, sent{p, q})
+		}
+		for i, res := range r.client.DoMulti(r.ctx, cmds...) {
+			if err := checkCounted(res, pairs[i].p, pairs[i].q); err != nil {
+				return serverCost{}, err
+			}
+		}
+	}
+	after, err := r.serverStats()
+	if err != nil {
+		return serverCost{}, err
+	}
+	return serverCost{answers: int64(n), calls: after.calls - before.calls, usec: after.usec - before.usec,
+		cpuSec: after.cpuSec - before.cpuSec}, nil
+}
+
+// scriptCost measures revision 2's and today's record scripts by turns: one
+// warm-up slice each, then rounds slices of n/rounds answers each, each to a
+// quiz of its own.
+func (r *runner) scriptCost(n int) (before, after serverCost, err error) {
+	var shas [2]string
+	var keys [2][]string
+	for i, v := range []struct {
+		id, src string
+		keys    func(kuis.Keys) []string
+	}{{"cpu-rev2", rev2Source, rev2Keys}, {"cpu-rev3", script.RecordAnswerSource, rev3Keys}} {
+		if _, err := r.quiz(v.id, answerQuestions); err != nil {
+			return before, after, err
+		}
+		k, err := r.store.Keys(v.id)
+		if err != nil {
+			return before, after, err
+		}
+		keys[i] = v.keys(k)
+		if shas[i], err = r.client.Do(r.ctx, r.client.B().ScriptLoad().Script(v.src).Build()).ToString(); err != nil {
+			return before, after, err
+		}
+	}
+	slice := max(1, n/rounds)
+	r.logf("server cost: %d answers per script in %d interleaved slices, after a warm-up slice each ...", slice*rounds, rounds)
+	for round := -1; round < rounds; round++ {
+		for i, total := range []*serverCost{&before, &after} {
+			c, err := r.pipelined(shas[i], keys[i], slice)
+			if err != nil {
+				return before, after, err
+			}
+			if round >= 0 {
+				total.add(c)
+			}
+		}
+	}
+	r.logf("rev2: %.2f µs per call (commandstats), %.2f µs CPU per answer; rev3: %.2f, %.2f",
+		before.usecPerCall(), before.cpuPerAnswer(), after.usecPerCall(), after.cpuPerAnswer())
+	return before, after, nil
+}
+
+// keyMemory is MEMORY USAGE ... SAMPLES 0 (every element counted) of each key of a quiz.
+type keyMemory struct {
+	meta, board, answers, log, order int64
+}
+
+// fillAnswers records participants x questions answers to quiz id through
+// RecordAnswers, question by question, 1000 per batch from 4 goroutines, and
+// returns the MEMORY USAGE of each of its keys.
+func (r *runner) fillAnswers(id string, participants, questions int) (keyMemory, error) {
+	board, err := r.quiz(id, questions)
+	if err != nil {
+		return keyMemory{}, err
+	}
+	total := participants * questions
+	r.logf("recording %d answers (%d participants x %d questions) ...", total, participants, questions)
+	start := time.Now()
+	const perBatch = 1000
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, batchWorkers)
+	for range batchWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in := make([]kuis.AnswerInput, 0, perBatch)
+			for {
+				lo := int(next.Add(perBatch)) - perBatch
+				if lo >= total {
+					return
+				}
+				in = in[:0]
+				for n := lo; n < min(lo+perBatch, total); n++ {
+					in = append(in, kuis.AnswerInput{Participant: fmt.Sprintf("peserta-%05d", n%participants), Question: n/participants + 1})
+				}
+				out, err := board.RecordAnswers(context.Background(), in)
+				for _, res := range out {
+					if err == nil && (res.Err != nil || res.Duplicate) {
+						err = fmt.Errorf("answer %+v: %+v, %w", in[0], res.Answer, res.Err)
+					}
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return keyMemory{}, err
+	}
+	r.logf("recorded in %v", time.Since(start).Round(time.Millisecond))
+	k, err := r.store.Keys(id)
+	if err != nil {
+		return keyMemory{}, err
+	}
+	var m keyMemory
+	for _, f := range []struct {
+		dst *int64
+		key string
+	}{{&m.meta, k.Meta()}, {&m.board, k.Board()}, {&m.answers, k.Answers()}, {&m.log, k.Log()}, {&m.order, k.Order()}} {
+		if *f.dst, err = r.client.Do(r.ctx, r.client.B().MemoryUsage().Key(f.key).Samples(0).Build()).AsInt64(); err != nil {
+			return m, fmt.Errorf("MEMORY USAGE %s: %w", f.key, err)
+		}
+	}
+	return m, nil
+}
+
+// Rev3 is the -rev3 run's measurements, the shape of its JSON line: before =
+// revision 2's record script, after = today's. Units as the names say; _ops
+// are ops/s, _b bytes.
+type Rev3 struct {
+	UsecPerCallBefore   float64 `json:"evalsha_usec_per_call_before"`
+	UsecPerCallAfter    float64 `json:"evalsha_usec_per_call_after"`
+	CPUPerAnswerBefore  float64 `json:"cpu_us_per_answer_before"`
+	CPUPerAnswerAfter   float64 `json:"cpu_us_per_answer_after"`
+	Record64Before      float64 `json:"rev2_record_answer_64_ops"`
+	Record64After       float64 `json:"record_answer_64_ops"`
+	MemAnswers          int     `json:"mem_answers"`
+	MemMetaB            int64   `json:"mem_meta_b"`
+	MemBoardB           int64   `json:"mem_board_b"`
+	MemAnswersB         int64   `json:"mem_answers_b"`
+	MemLogB             int64   `json:"mem_log_b"`
+	MemOrderB           int64   `json:"mem_order_b"`
+	Standing1kP50us     float64 `json:"standing_1k_p50_us"`
+	Standing1mP50us     float64 `json:"standing_1m_p50_us"`
+	StandingTime1kP50us float64 `json:"standing_time_1k_p50_us"`
+	StandingTime1mP50us float64 `json:"standing_time_1m_p50_us"`
+}
+
+// memPerAnswer is bytes per answer of the given keys' sum.
+func (m Rev3) memPerAnswer(sizes ...int64) float64 {
+	var sum int64
+	for _, s := range sizes {
+		sum += s
+	}
+	return round(float64(sum)/float64(max(m.MemAnswers, 1)), 1)
+}
+
+// rev3 runs the revision 3 measurements and prints a table and a JSON line.
+func (r *runner) rev3(w io.Writer, cfg config) error {
+	var res Rev3
+	before, after, err := r.scriptCost(cfg.rev3Answers)
+	if err != nil {
+		return err
+	}
+	res.UsecPerCallBefore, res.UsecPerCallAfter = before.usecPerCall(), after.usecPerCall()
+	res.CPUPerAnswerBefore, res.CPUPerAnswerAfter = before.cpuPerAnswer(), after.cpuPerAnswer()
+
+	rec, err := r.quiz("record", answerQuestions)
+	if err != nil {
+		return err
+	}
+	if _, err := r.quiz("rev2", answerQuestions); err != nil {
+		return err
+	}
+	k2, err := r.store.Keys("rev2")
+	if err != nil {
+		return err
+	}
+	ops, err := r.compare(r.recordAnswer(rec, 64), r.rev2Answer(k2, 64))
+	if err != nil {
+		return err
+	}
+	res.Record64After, res.Record64Before = ops[0], ops[1]
+
+	if cfg.memParticipants > 0 && cfg.memQuestions > 0 {
+		m, err := r.fillAnswers("memory", cfg.memParticipants, cfg.memQuestions)
+		if err != nil {
+			return err
+		}
+		res.MemAnswers = cfg.memParticipants * cfg.memQuestions
+		res.MemMetaB, res.MemBoardB, res.MemAnswersB, res.MemLogB, res.MemOrderB = m.meta, m.board, m.answers, m.log, m.order
+	}
+
+	p50s, err := r.standingGrowth(cfg.bigMembers)
+	if err != nil {
+		return err
+	}
+	res.Standing1kP50us, res.Standing1mP50us, res.StandingTime1kP50us, res.StandingTime1mP50us = p50s[0], p50s[1], p50s[2], p50s[3]
+
+	writeRev3Table(w, res, cfg)
+	return writeJSON(w, res)
+}
+
+// writeRev3Table writes the before/after table for a human reader.
+func writeRev3Table(w io.Writer, r Rev3, cfg config) {
+	row := func(name string, before, after float64, unit string) {
+		fmt.Fprintf(w, "%-50s %10s %10s  %-6s %12s\n", name, format(before), format(after), unit, format(ratio(after, before)))
+	}
+	fmt.Fprintf(w, "%-50s %10s %10s  %-6s %12s\n", "revision 3 (after) against revision 2 (before)", "before", "after", "unit", "after/before")
+	fmt.Fprintln(w, strings.Repeat("-", 92))
+	row("server time in EVALSHA per answer (commandstats)", r.UsecPerCallBefore, r.UsecPerCallAfter, "µs")
+	row("server CPU per answer (INFO cpu)", r.CPUPerAnswerBefore, r.CPUPerAnswerAfter, "µs")
+	row("RecordAnswer, 64 goroutines", r.Record64Before, r.Record64After, "ops/s")
+	if r.MemAnswers > 0 {
+		row(fmt.Sprintf("memory per answer (%d answers)", r.MemAnswers),
+			r.memPerAnswer(r.MemMetaB, r.MemBoardB, r.MemAnswersB),
+			r.memPerAnswer(r.MemMetaB, r.MemBoardB, r.MemAnswersB, r.MemLogB, r.MemOrderB), "bytes")
+		fmt.Fprintf(w, "  MEMORY USAGE: meta %d, board %d, answers %d, log %d, order %d bytes\n",
+			r.MemMetaB, r.MemBoardB, r.MemAnswersB, r.MemLogB, r.MemOrderB)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-50s %10s %10s  %-6s %12s\n", "Board.Standing p50, one goroutine", "1,000", format(float64(cfg.bigMembers)), "unit", "big/1k")
+	fmt.Fprintln(w, strings.Repeat("-", 92))
+	row("name order (board)", r.Standing1kP50us, r.Standing1mP50us, "µs")
+	row("time order (order set)", r.StandingTime1kP50us, r.StandingTime1mP50us, "µs")
+	fmt.Fprintln(w)
+	for _, t := range []target{
+		{"record_answer_64 / rev2_record_answer_64", ratio(r.Record64After, r.Record64Before), true, 0.85},
+		{"standing_time_1m_p50_us / standing_time_1k_p50_us", ratio(r.StandingTime1mP50us, r.StandingTime1kP50us), false, 3},
+	} {
+		verdict := "ok"
+		if !t.holds() {
+			verdict = "MISSED"
+		}
+		op := ">="
+		if !t.min {
+			op = "<="
+		}
+		fmt.Fprintf(w, "%-52s %10s  %-8s %s\n", t.name, format(t.got), op+" "+format(t.want), verdict)
+	}
+	fmt.Fprintln(w)
+}
+
+// standingGrowth builds boards of 1,000 and big members (board and order
+// set) and measures Board.Standing's p50 by turns: name order on 1,000 and
+// on big, then time order on both.
+func (r *runner) standingGrowth(big int) ([]float64, error) {
+	b1k, t1k, err := r.buildBoard("big-1k", 1000)
+	if err != nil {
+		return nil, err
+	}
+	b1m, t1m, err := r.buildBoard("big-1m", big)
+	if err != nil {
+		return nil, err
+	}
+	return r.p50s([]string{"standing_1k", "standing_1m", "standing_time_1k", "standing_time_1m"},
+		r.standingRead(b1k, 1000), r.standingRead(b1m, big), r.standingRead(t1k, 1000), r.standingRead(t1m, big))
+}
