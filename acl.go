@@ -77,14 +77,15 @@ func ACLRules(role Role, opts ...Option) []string {
 			// Reads of meta, board and answers, Audit included.
 			"+hlen", "+hmget", "+hgetall", "+exists", "+type",
 			"+zrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+smembers", "+sismember",
-			"+xrange", "+xlen", "+scard", "+sscan", "+zscan",
+			"+xrange", "+xrevrange", "+xlen", "+scard", "+sscan", "+zscan",
 			// What the create and finish scripts write.
 			"+hset",
 			// Purge: SCAN on every primary (ROLE finds them).
 			"+scan", "+role",
 			// Scripts, the deletes of Purge and PurgeQuiz, and Repair's
-			// corrections, on the whole namespace.
-			"(~"+ns+":* +evalsha +eval +evalsha_ro +eval_ro +unlink +zadd +zrem)")
+			// corrections and rebuilds (the repair keys, then RENAME onto
+			// board and order set), on the whole namespace.
+			"(~"+ns+":* +evalsha +eval +evalsha_ro +eval_ro +unlink +zadd +zrem +zscore +exists +rename)")
 	default:
 		return nil
 	}

@@ -53,11 +53,12 @@ func skipWithoutACL(t *testing.T) {
 	}
 }
 
-// quizKeys lists the five keys of each of the quizzes.
+// quizKeys lists the keys of each of the quizzes, repair keys included.
 func quizKeys(e *env, ids ...string) []string {
 	var out []string
 	for _, id := range ids {
-		out = append(out, fiveKeys(e.keys(id))...)
+		k := e.keys(id)
+		out = append(out, append(fiveKeys(k), k.RepairBoard(), k.RepairOrder())...)
 	}
 	return out
 }
@@ -192,6 +193,10 @@ func TestACLAppRole(t *testing.T) {
 	e.mustRaw("ZINCRBY", e.keys(id).Board(), "10", "Dewi") // something for Repair to do
 	checkRefused(t, e, keys, isForbidden,
 		refusedCall{"Repair", func() error { _, err := as.Repair(e.ctx, id); return err }},
+		refusedCall{"Repair (rebuild)", func() error {
+			_, err := e.storeOn(app, kuis.WithRepairStep(1)).Repair(e.ctx, id)
+			return err
+		}},
 		refusedCall{"Create", func() error { return freshMeta.Create(e.ctx, "Kuis baru", 3) }},
 		refusedCall{"Create existing", func() error { return am.Create(e.ctx, "Kuis lagi", 3) }},
 		refusedCall{"Finish", func() error { return am.Finish(e.ctx) }},
@@ -286,6 +291,16 @@ func TestACLTeacherRole(t *testing.T) {
 	}
 	if got, err := ts.Repair(e.ctx, id); err != nil || !cmp.Equal([]kuis.Correction{}, got) {
 		t.Errorf("second Repair = %#v, %v; want an empty, non-nil slice", got, err)
+	}
+	// The same, rebuilding the board in the repair keys and renaming them.
+	e.mustRaw("ZREM", k.Board(), "Budi")
+	e.mustRaw("ZINCRBY", k.Board(), "10", "Dewi")
+	want = []kuis.Correction{{Participant: "Budi", Was: 0, Now: 20}, {Participant: "Dewi", Was: 20, Now: 10}}
+	if got, err := e.storeOn(teacher, kuis.WithRepairStep(1)).Repair(e.ctx, id); err != nil || !cmp.Equal(want, got) {
+		t.Errorf("Repair (rebuild) = %+v, %v; want %+v", got, err, want)
+	}
+	if got, err := ts.Repair(e.ctx, id); err != nil || !cmp.Equal([]kuis.Correction{}, got) {
+		t.Errorf("Repair after the rebuild = %#v, %v; want an empty, non-nil slice", got, err)
 	}
 
 	_, fm := handles(t, ts, fresh)

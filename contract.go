@@ -46,6 +46,12 @@ var contractRows = []contractRow{
 	{Keys.Order, "sorted set", "quiz application (teacher: Repair)", "students and teacher",
 		"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time (revision 3)",
 		"one key per quiz, one member per participant"},
+	{Keys.RepairBoard, "sorted set", "teacher (Repair)", "none: Repair renames it to the board",
+		"a board being rebuilt by Repair, as the board, plus one token member starting with a NUL byte; it exists only while Repair rebuilds (revision 3)",
+		"at most one key per quiz, for the length of a Repair"},
+	{Keys.RepairOrder, "sorted set", "teacher (Repair)", "none: Repair renames it to the order set",
+		"the order set being rebuilt with the board above, as the order set (revision 3)",
+		"at most one key per quiz, for the length of a Repair"},
 }
 
 // ContractTable returns the contract's key table as Markdown,
@@ -86,7 +92,7 @@ func ContractTable(opts ...Option) (string, error) {
 //
 // Commands: TYPE and PTTL of the five keys, HGETALL meta, ZRANGE board 0 -1
 // WITHSCORES, SMEMBERS answers, XRANGE log in pages, ZRANGE order 0 -1
-// WITHSCORES: O(N) in the board and answers, so run it when auditing, not on
+// WITHSCORES, EXISTS of the two repair keys (a Repair that stopped midway leaves them): O(N) in the board and answers, so run it when auditing, not on
 // every request. A quiz none of whose keys exist is
 // ErrQuizNotFound; an invalid quiz ID ErrInvalidQuizID.
 func (s *Store) Audit(ctx context.Context, quizID string) ([]Violation, error) {
@@ -199,6 +205,15 @@ func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 	case "none":
 		if len(scores) > 0 {
 			a.add(k.order, "exists", "missing while the board has %d members: TiesByTime reads name order until Repair", len(scores))
+		}
+	}
+	for _, key := range []string{k.repairBoard, k.repairOrder} {
+		n, err := a.do(ctx, c.B().Exists().Key(key).Build()).AsInt64()
+		if err != nil {
+			return nil, a.q.fail(err, "", key)
+		}
+		if n == 1 {
+			a.add(key, "exists", "left by a Repair still rebuilding the board, or one that stopped before it replaced it: the next Repair or PurgeQuiz deletes it")
 		}
 	}
 	return a.found, nil

@@ -12,7 +12,7 @@ import (
 )
 
 func TestContractTable(t *testing.T) {
-	table := func(board, meta, answers, log, order string) string {
+	table := func(board, meta, answers, log, order, repairBoard, repairOrder string) string {
 		return "| key | type | writer | readers | content | scale | TTL |\n" +
 			"|---|---|---|---|---|---|---|\n" +
 			"| `" + board + "` | sorted set | quiz application | students and teacher | " +
@@ -31,17 +31,26 @@ func TestContractTable(t *testing.T) {
 			"| `" + order + "` | sorted set | quiz application (teacher: Repair) | students and teacher | " +
 			"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): " +
 			"points, then the earlier time (revision 3) | " +
-			"one key per quiz, one member per participant | none while the quiz runs |\n"
+			"one key per quiz, one member per participant | none while the quiz runs |\n" +
+			"| `" + repairBoard + "` | sorted set | teacher (Repair) | none: Repair renames it to the board | " +
+			"a board being rebuilt by Repair, as the board, plus one token member starting with a NUL byte; " +
+			"it exists only while Repair rebuilds (revision 3) | " +
+			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n" +
+			"| `" + repairOrder + "` | sorted set | teacher (Repair) | none: Repair renames it to the order set | " +
+			"the order set being rebuilt with the board above, as the order set (revision 3) | " +
+			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n"
 	}
 	tests := []struct {
 		name string
 		opts []kuis.Option
 		want string
 	}{
-		{"default", nil, table("kuis:papan:<quiz>", "kuis:meta:<quiz>", "kuis:jawaban:<quiz>", "kuis:catatan:<quiz>", "kuis:urutan:<quiz>")},
+		{"default", nil, table("kuis:papan:<quiz>", "kuis:meta:<quiz>", "kuis:jawaban:<quiz>", "kuis:catatan:<quiz>", "kuis:urutan:<quiz>",
+			"kuis:papan-baru:<quiz>", "kuis:urutan-baru:<quiz>")},
 		{"namespaced and hash-tagged", []kuis.Option{kuis.WithNamespace("sekolah"), kuis.WithHashTag()},
 			table("sekolah:papan:{<quiz>}", "sekolah:meta:{<quiz>}", "sekolah:jawaban:{<quiz>}",
-				"sekolah:catatan:{<quiz>}", "sekolah:urutan:{<quiz>}")},
+				"sekolah:catatan:{<quiz>}", "sekolah:urutan:{<quiz>}",
+				"sekolah:papan-baru:{<quiz>}", "sekolah:urutan-baru:{<quiz>}")},
 	}
 	for _, tt := range tests {
 		got, err := kuis.ContractTable(tt.opts...)

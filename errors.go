@@ -59,6 +59,10 @@ var (
 	// ErrForbidden: the server's ACL refused the command, directly (NOPERM) or
 	// inside one of the library's scripts.
 	ErrForbidden = errors.New("kuis: forbidden by the server's ACL")
+	// ErrBusy: Store.Repair gave up rebuilding a board because another
+	// Repair of the same quiz kept taking the rebuild over; nothing was
+	// replaced, and trying again is safe.
+	ErrBusy = errors.New("kuis: quiz busy with another Repair")
 )
 
 // scriptCodes maps the first word of a script's error_reply to its sentinel.
@@ -71,6 +75,7 @@ var scriptCodes = map[string]error{
 	"KUIS_QUESTION":  ErrInvalidQuestion,
 	"KUIS_CORRUPT":   ErrCorrupt,
 	"KUIS_FORBIDDEN": ErrForbidden,
+	"KUIS_BUSY":      ErrBusy,
 	// A server reply that means the same as ours.
 	"NOPERM": ErrForbidden,
 }

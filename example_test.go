@@ -457,6 +457,8 @@ func ExampleContractTable() {
 	// | `kuis:jawaban:<quiz>` | set | quiz application | quiz application and teacher (audit) | member = `<question>:<participant>` per counted answer | one key per quiz, one member per counted answer | none while the quiz runs |
 	// | `kuis:catatan:<quiz>` | stream | quiz application | teacher (recap, audit) and quiz application | one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3) | one key per quiz, one entry per counted answer | none while the quiz runs |
 	// | `kuis:urutan:<quiz>` | sorted set | quiz application (teacher: Repair) | students and teacher | member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time (revision 3) | one key per quiz, one member per participant | none while the quiz runs |
+	// | `kuis:papan-baru:<quiz>` | sorted set | teacher (Repair) | none: Repair renames it to the board | a board being rebuilt by Repair, as the board, plus one token member starting with a NUL byte; it exists only while Repair rebuilds (revision 3) | at most one key per quiz, for the length of a Repair | none while the quiz runs |
+	// | `kuis:urutan-baru:<quiz>` | sorted set | teacher (Repair) | none: Repair renames it to the order set | the order set being rebuilt with the board above, as the order set (revision 3) | at most one key per quiz, for the length of a Repair | none while the quiz runs |
 }
 
 // ACLRules gives the arguments of ACL SETUSER for a role; here, the quiz

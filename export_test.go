@@ -2,3 +2,6 @@ package kuis
 
 // WithScanCount lets the external tests choose SCAN's page size.
 var WithScanCount = withScanCount
+
+// WithRepairStep lets the external tests make Repair rebuild small boards.
+var WithRepairStep = withRepairStep

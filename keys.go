@@ -26,6 +26,10 @@ type options struct {
 	// scanCount is the COUNT hint of every SCAN page: large enough to keep round
 	// trips few, small enough that no UNLINK batch stalls the server. Tests vary it.
 	scanCount int64
+	// repairStep is the most participants Repair corrects in one atomic
+	// script; more corrections than that rebuild the board instead. Tests
+	// lower it.
+	repairStep int
 }
 
 // DefaultNamespace is the contract's namespace: keys are kuis:papan:<quiz>, kuis:meta:<quiz>,
@@ -102,9 +106,19 @@ func withScanCount(n int64) Option {
 	}
 }
 
+// withRepairStep sets repairStep; tests use it (export_test.go) to rebuild
+// small boards.
+func withRepairStep(n int) Option {
+	return func(o *options) {
+		if n > 0 {
+			o.repairStep = n
+		}
+	}
+}
+
 // resolve applies opts over the defaults and validates the result.
 func resolve(opts []Option) (options, error) {
-	o := options{namespace: DefaultNamespace, scanCount: 1000}
+	o := options{namespace: DefaultNamespace, scanCount: 1000, repairStep: 500}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
@@ -129,6 +143,9 @@ type Keys struct {
 	answers string
 	log     string
 	order   string
+	// What Repair rebuilds a large board in, out of readers' sight.
+	repairBoard string
+	repairOrder string
 }
 
 // keysFor validates quizID: 1 to 64 bytes of ASCII letters, digits, '-', '_'
@@ -156,6 +173,9 @@ func keyNames(o options, quizID string) Keys {
 		answers: o.namespace + ":jawaban:" + id,
 		log:     o.namespace + ":catatan:" + id,
 		order:   o.namespace + ":urutan:" + id,
+
+		repairBoard: o.namespace + ":papan-baru:" + id,
+		repairOrder: o.namespace + ":urutan-baru:" + id,
 	}
 }
 
@@ -179,6 +199,19 @@ func (k Keys) Log() string { return k.log }
 // Order is the sorted set that orders the board by points, then by the time
 // of each participant's latest counted answer: "kuis:urutan:kuis-01".
 func (k Keys) Order() string { return k.order }
+
+// RepairBoard is where Store.Repair builds a new board when its corrections
+// do not fit in one atomic step, before it replaces the board with it in one:
+// "kuis:papan-baru:kuis-01". It exists only while such a Repair runs.
+func (k Keys) RepairBoard() string { return k.repairBoard }
+
+// RepairOrder is RepairBoard's order set, replacing Order in the same step:
+// "kuis:urutan-baru:kuis-01".
+func (k Keys) RepairOrder() string { return k.repairOrder }
+
+// every lists the keys the scripts take (all) and then the repair keys:
+// everything PurgeQuiz deletes.
+func (k Keys) every() []string { return append(k.all(), k.repairBoard, k.repairOrder) }
 
 // all lists every key of the quiz, in the order the scripts take them.
 func (k Keys) all() []string { return []string{k.meta, k.board, k.answers, k.log, k.order} }

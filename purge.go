@@ -74,8 +74,9 @@ func (s *Store) Quizzes(ctx context.Context) ([]string, error) {
 // PurgeQuiz deletes one finished quiz's keys, and only after its grades are
 // safe: it takes the recap (as Recap), calls archive with it, and only if
 // archive returns nil deletes every key of the quiz (meta, board, answers,
-// log, order) in one atomic script that checks the status again (UNLINK of
-// five keys, O(1) each). It returns the number of keys deleted.
+// log, order, and the repair keys a stopped Repair may have left) in one
+// atomic script that checks the status again (UNLINK of seven keys, O(1)
+// each: big values are freed in the background). It returns the number of keys deleted.
 //
 // Nothing is deleted, and archive is not called, when the ACL user may not
 // delete the keys (ErrForbidden, checked by the recap's script on Redis 7),
@@ -101,7 +102,7 @@ func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(conte
 	if err := archive(ctx, recap); err != nil {
 		return 0, fmt.Errorf("kuis: %s: archive failed, nothing deleted: %w", q.about(""), err)
 	}
-	n, err := script.PurgeQuiz.Exec(ctx, q.client, q.keys.all(), nil).AsInt64()
+	n, err := script.PurgeQuiz.Exec(ctx, q.client, q.keys.every(), nil).AsInt64()
 	if err != nil {
 		return 0, q.fail(err, "", q.keys.meta)
 	}

@@ -71,34 +71,36 @@ func TestRepair(t *testing.T) {
 			want:  []kuis.Correction{},
 		},
 	}
-	for _, finished := range []bool{false, true} {
-		for _, tt := range tests {
-			t.Run(fmt.Sprintf("%s, finished %v", tt.name, finished), func(t *testing.T) {
-				e := newEnv(t)
-				id, _, _ := e.reference()
-				if finished {
-					e.finish(id)
-				}
-				k := e.keys(id)
-				before, logged := e.dump(repairKeys(k)...), answerLog(e, k)
-				for _, c := range tt.tamper {
-					e.mustRaw(c[0], k.Board(), c[1:]...)
-				}
-				for _, c := range tt.order {
-					e.mustRaw(c[0], k.Order(), c[1:]...)
-				}
-				got, err := e.store.Repair(e.ctx, id)
-				if diff := cmp.Diff(tt.want, got); err != nil || got == nil || diff != "" {
-					t.Errorf("Repair: %v (-want +got):\n%s", err, diff)
-				}
-				if diff := cmp.Diff(before, e.dump(repairKeys(k)...)); diff != "" {
-					t.Errorf("keys after Repair (-before tampering +after):\n%s", diff)
-				}
-				if diff := cmp.Diff(logged, answerLog(e, k)); diff != "" {
-					t.Errorf("log after Repair (-before +after):\n%s", diff)
-				}
-				checkClean(t, e, id)
-			})
+	for _, rebuild := range []bool{false, true} {
+		for _, finished := range []bool{false, true} {
+			for _, tt := range tests {
+				t.Run(fmt.Sprintf("%s, finished %v, rebuild %v", tt.name, finished, rebuild), func(t *testing.T) {
+					e := newEnv(t, repairStep(rebuild)...)
+					id, _, _ := e.reference()
+					if finished {
+						e.finish(id)
+					}
+					k := e.keys(id)
+					before, logged := e.dump(repairKeys(k)...), answerLog(e, k)
+					for _, c := range tt.tamper {
+						e.mustRaw(c[0], k.Board(), c[1:]...)
+					}
+					for _, c := range tt.order {
+						e.mustRaw(c[0], k.Order(), c[1:]...)
+					}
+					got, err := e.store.Repair(e.ctx, id)
+					if diff := cmp.Diff(tt.want, got); err != nil || got == nil || diff != "" {
+						t.Errorf("Repair: %v (-want +got):\n%s", err, diff)
+					}
+					if diff := cmp.Diff(before, e.dump(repairKeys(k)...)); diff != "" {
+						t.Errorf("keys after Repair (-before tampering +after):\n%s", diff)
+					}
+					if diff := cmp.Diff(logged, answerLog(e, k)); diff != "" {
+						t.Errorf("log after Repair (-before +after):\n%s", diff)
+					}
+					checkClean(t, e, id)
+				})
+			}
 		}
 	}
 }
@@ -159,6 +161,15 @@ func TestRepairLegacyQuiz(t *testing.T) {
 	})
 }
 
+// repairStep is the option that makes Repair rebuild the board for any
+// correction when rebuild is set, and nothing otherwise.
+func repairStep(rebuild bool) []kuis.Option {
+	if rebuild {
+		return []kuis.Option{kuis.WithRepairStep(1)}
+	}
+	return nil
+}
+
 // hookedClient runs after, once, right after the first command named cmd
 // has returned: a way to land a write between two steps of the library.
 type hookedClient struct {
@@ -177,11 +188,23 @@ func (c hookedClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Red
 	return res
 }
 
-// TestRepairKeepsAnswersCountedMeanwhile: answers counted after Repair read
-// the quiz and before it corrects (here, right after it read the log) are
-// recounted, not undone, and place their participant at their time.
+// TestRepairKeepsAnswersCountedMeanwhile: answers counted after Repair began
+// to read the quiz and before it corrects (right after its first page of the
+// answers set, or of the log) are counted, not undone, and place their
+// participant at their time, whether Repair corrects in one script or
+// rebuilds the board.
 func TestRepairKeepsAnswersCountedMeanwhile(t *testing.T) {
-	e := newEnv(t)
+	for _, hook := range []string{"SSCAN", "XRANGE"} {
+		for _, rebuild := range []bool{false, true} {
+			t.Run(fmt.Sprintf("after %s, rebuild %v", hook, rebuild), func(t *testing.T) {
+				repairMeanwhile(t, hook, rebuild)
+			})
+		}
+	}
+}
+
+func repairMeanwhile(t *testing.T, hook string, rebuild bool) {
+	e := newEnv(t, repairStep(rebuild)...)
 	id, _, b := e.running(4)
 	playInTurn(e, b, turn{"Ali", 2}, turn{"Budi", 1})
 	k := e.keys(id)
@@ -194,7 +217,7 @@ func TestRepairKeepsAnswersCountedMeanwhile(t *testing.T) {
 			}
 		}
 	}
-	store := e.storeOn(hookedClient{Client: e.client, cmd: "XRANGE", once: &sync.Once{}, after: meanwhile})
+	store := e.storeOn(hookedClient{Client: e.client, cmd: hook, once: &sync.Once{}, after: meanwhile})
 	got, err := store.Repair(e.ctx, id)
 	want := []kuis.Correction{{Participant: "Ali", Was: 80, Now: 30}, {Participant: "Budi", Was: 10, Now: 20}}
 	if diff := cmp.Diff(want, got); err != nil || diff != "" {
@@ -208,8 +231,14 @@ func TestRepairKeepsAnswersCountedMeanwhile(t *testing.T) {
 // the last answer. Every score must end at exactly 10 x counted answers: a
 // Repair that wrote a count read before an answer landed would leave it short.
 func TestRepairWhileAnswering(t *testing.T) {
+	for _, rebuild := range []bool{false, true} {
+		t.Run(fmt.Sprintf("rebuild %v", rebuild), func(t *testing.T) { repairWhileAnswering(t, rebuild) })
+	}
+}
+
+func repairWhileAnswering(t *testing.T, rebuild bool) {
 	const writers, questions, first = 8, 300, 5
-	e := newEnv(t)
+	e := newEnv(t, repairStep(rebuild)...)
 	id, _, b := e.running(questions)
 	k := e.keys(id)
 	counted := map[string]float64{}
@@ -285,9 +314,9 @@ func TestRepairWhileAnswering(t *testing.T) {
 	checkClean(t, e, id)
 }
 
-// TestRepairInChunks: on a quiz of 1000 questions Repair recounts 2
-// participants per script; 45 tampered participants take 23 scripts, and
-// every one of them is corrected and reported.
+// TestRepairInChunks: on a quiz of 1000 questions one repair script
+// recounts only 2 participants; 45 tampered participants are more, so Repair
+// rebuilds the board, and every one of them is corrected and reported.
 func TestRepairInChunks(t *testing.T) {
 	const participants = 45
 	e := newEnv(t)

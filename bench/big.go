@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/kuisboard/kuis"
@@ -193,38 +191,12 @@ func (r *runner) fillKeys(n int) error {
 // own connection, PINGs every millisecond; it returns the purge's seconds, the
 // worst PING round trip in milliseconds and the number of keys deleted.
 func (r *runner) purge(pinger rueidis.Client) (secs, worstMs float64, deleted int64, err error) {
-	var (
-		stop  atomic.Bool
-		worst time.Duration
-		pings int
-		perr  error
-		wg    sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for !stop.Load() {
-			<-tick.C
-			t0 := time.Now()
-			if err := pinger.Do(context.Background(), pinger.B().Ping().Build()).Error(); err != nil {
-				perr = err
-				return
-			}
-			worst = max(worst, time.Since(t0))
-			pings++
-		}
-	}()
 	r.logf("purging the namespace %s ...", r.ns)
-	start := time.Now()
-	deleted, err = r.store.Purge(r.ctx)
-	secs = time.Since(start).Seconds()
-	stop.Store(true)
-	wg.Wait()
-	if err == nil {
-		err = perr
-	}
+	took, worst, pings, err := pingWhile(pinger, func() (err error) {
+		deleted, err = r.store.Purge(r.ctx)
+		return err
+	})
+	secs = took.Seconds()
 	r.logf("purged %d keys in %.2f s; worst of %d PINGs meanwhile: %v", deleted, secs, pings, worst)
 	return round(secs, 3), round(micros(worst)/1000, 2), deleted, err
 }

@@ -40,6 +40,9 @@ type config struct {
 	rev3                          bool
 	rev3Answers                   int
 	memParticipants, memQuestions int
+	// -repair: Repair's stalls on a big board only.
+	repair         bool
+	repairTampered int
 }
 
 func parseFlags() config {
@@ -59,6 +62,8 @@ func parseFlags() config {
 	flag.IntVar(&c.rev3Answers, "rev3-answers", 300_000, "-rev3: answers per record script for the server cost")
 	flag.IntVar(&c.memParticipants, "mem-participants", 10_000, "-rev3: participants of the memory quiz (0 skips it)")
 	flag.IntVar(&c.memQuestions, "mem-questions", 100, "-rev3: questions of the memory quiz, each answered by every participant")
+	flag.BoolVar(&c.repair, "repair", false, "only measure Store.Repair rebuilding a board of -big participants")
+	flag.IntVar(&c.repairTampered, "repair-tampered", 10_000, "-repair: scores tampered with")
 	flag.Parse()
 	return c
 }
@@ -99,6 +104,9 @@ func run() error {
 	}
 	if cfg.rev3 {
 		return r.rev3(os.Stdout, cfg)
+	}
+	if cfg.repair {
+		return r.repair(os.Stdout, cfg)
 	}
 	res, labels, err := r.all(cfg)
 	if err != nil {

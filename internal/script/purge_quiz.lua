@@ -1,5 +1,6 @@
 -- purge_quiz.lua (after gate.lua): delete one finished quiz, all keys at once.
--- KEYS: every key of the quiz, meta first (meta, board, answers, log, order)
+-- KEYS: every key of the quiz, meta first (meta, board, answers, log, order,
+-- repair board, repair order set)
 -- Reply: the number of keys deleted. Refusals (nothing deleted):
 -- KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_RUNNING, KUIS_CORRUPT. The status is
 -- checked again here because the recap was archived in an earlier step: a

@@ -1,6 +1,8 @@
 -- repair.lua (after gate.lua): set participants' scores to 10 x their counted
 -- answers, and their places in the order set to match, in one atomic step.
--- KEYS[1] meta, KEYS[2] board, KEYS[3] answers, KEYS[4] log, KEYS[5] order
+-- KEYS[1] meta, KEYS[2] board, KEYS[3] answers, KEYS[4] log, KEYS[5] order,
+-- KEYS[6] repair board, KEYS[7] repair order set (deleted: a rebuild that
+-- stopped midway leaves them)
 -- ARGV[1] the ID of the last log entry the caller read ("0-0" for none),
 -- then pairs of participant, time in ms of their latest answer in that read
 -- of the log (0 for none).
@@ -10,9 +12,10 @@
 -- Reply: a flat list of participant, score before ('' when none), score
 -- after, for every participant whose board entry changed. Refusals (nothing
 -- written): KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_CORRUPT.
-local meta, board, answers, log, order = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
+local meta, board, answers, log, order, stage, stageOrder = unpack(KEYS)
 local g = gate()
-local err = g.permitted({'ZADD', board, '0', 'x'}, {'ZREM', board, 'x'}, {'ZADD', order, '0', 'x'}, {'ZREM', order, 'x'})
+local err = g.permitted({'ZADD', board, '0', 'x'}, {'ZREM', board, 'x'}, {'ZADD', order, '0', 'x'}, {'ZREM', order, 'x'},
+  {'UNLINK', stage}, {'UNLINK', stageOrder})
 if err then
   return err
 end
@@ -84,4 +87,5 @@ for i = 2, #ARGV, 2 do
     end
   end
 end
+redis.call('UNLINK', stage, stageOrder)
 return out

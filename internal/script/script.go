@@ -28,6 +28,10 @@ var (
 	standing string
 	//go:embed repair.lua
 	repair string
+	//go:embed repair_stage.lua
+	repairStage string
+	//go:embed repair_swap.lua
+	repairSwap string
 	//go:embed purge_quiz.lua
 	purgeQuiz string
 )
@@ -45,6 +49,10 @@ var (
 	Standing = rueidis.NewLuaScriptReadOnly(gate + standing)
 	// Repair sets scores to 10 x counted answers.
 	Repair = rueidis.NewLuaScript(gate + repair)
+	// RepairStage writes a chunk of a rebuilt board into the repair keys.
+	RepairStage = rueidis.NewLuaScript(gate + repairStage)
+	// RepairSwap catches the repair keys up with the log, then puts them in place of board and order set.
+	RepairSwap = rueidis.NewLuaScript(gate + repairSwap)
 	// PurgeQuiz deletes a finished quiz's keys.
 	PurgeQuiz = rueidis.NewLuaScript(gate + purgeQuiz)
 )

@@ -1,0 +1,79 @@
+-- repair_swap.lua (after gate.lua): finish Repair's rebuild. It adds to the
+-- repair keys the answers logged after the rebuild's snapshot, a bounded
+-- number per call; once none is left, it replaces the board and the order
+-- set by the repair keys in the same step, so a reader sees the old board or
+-- the new one.
+-- KEYS[1] meta, KEYS[2] board, KEYS[3] answers, KEYS[4] log, KEYS[5] order,
+-- KEYS[6] repair board, KEYS[7] repair order set
+-- ARGV[1] the rebuild's token, ARGV[2] the ID of the last log entry the
+-- repair keys hold ("0-0" for none), ARGV[3] the most log entries to add in
+-- this call.
+-- Every entry after ARGV[2] is an answer counted after the snapshot (the
+-- record script writes the entry and the answer together), so it adds 10
+-- points; an entry whose answer the answers set does not hold (written
+-- behind the library's back) adds nothing.
+-- Reply: {'more', ID of the last entry added, participant...} while
+-- entries remain, then {'done', participant...}: each participant once per
+-- entry added. Refusals (nothing replaced): KUIS_BUSY (another rebuild took the
+-- repair keys over), KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_CORRUPT.
+local meta, board, answers, log, order, stage, stageOrder = unpack(KEYS)
+local token, after, most = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local g = gate()
+local err = g.permitted({'UNLINK', board}, {'UNLINK', order}, {'RENAME', stage, board},
+  {'RENAME', stageOrder, order}, {'ZADD', stage, '0', 'x'}, {'ZADD', stageOrder, '0', 'x'}, {'ZREM', stage, 'x'})
+if err then
+  return err
+end
+local _, _, err = g.status(meta)
+if err then
+  return err
+end
+for _, check in ipairs({{board, 'ZCARD', ': not a sorted set'}, {answers, 'SCARD', ': not a set'},
+    {log, 'XLEN', ': not a stream'}, {order, 'ZCARD', ': not a sorted set'}}) do
+  local _, err = g.call(check[1] .. check[3], check[2], check[1])
+  if err then
+    return err
+  end
+end
+if redis.call('ZSCORE', stage, token) == false then
+  return g.refuse('KUIS_BUSY')
+end
+
+local entries = redis.call('XRANGE', log, after, '+', 'COUNT', most + 2)
+if entries[1] and entries[1][1] == after then
+  table.remove(entries, 1)
+end
+local unit = 4398046511104 -- 2^42, as in record_answer.lua
+local added = {}
+for i = 1, math.min(#entries, most) do
+  local id, f, p, q = entries[i][1], entries[i][2], nil, nil
+  for j = 1, #f, 2 do
+    if f[j] == 'peserta' then
+      p = f[j + 1]
+    elseif f[j] == 'soal' then
+      q = f[j + 1]
+    end
+  end
+  if p and q and redis.call('SISMEMBER', answers, q .. ':' .. p) == 1 then
+    local score = (tonumber(redis.call('ZSCORE', stage, p)) or 0) + 10
+    redis.call('ZADD', stage, score, p)
+    local ms = tonumber(string.match(id, '^%d+'))
+    redis.call('ZADD', stageOrder, math.min(score / 10, 2047) * unit + unit - 1 - ms, p)
+    table.insert(added, p)
+  end
+end
+if #entries > most then
+  return {'more', entries[most][1], unpack(added)}
+end
+
+-- Caught up: swap. UNLINK frees the old sets in the background, RENAME onto
+-- a missing key is O(1), and a repair key emptied of its token is gone.
+redis.call('ZREM', stage, token)
+redis.call('UNLINK', board, order)
+if redis.call('EXISTS', stage) == 1 then
+  redis.call('RENAME', stage, board)
+end
+if redis.call('EXISTS', stageOrder) == 1 then
+  redis.call('RENAME', stageOrder, order)
+end
+return {'done', unpack(added)}

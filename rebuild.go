@@ -1,0 +1,95 @@
+package kuis
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/kuisboard/kuis/internal/script"
+)
+
+// rebuildChunk is the most participants one RepairStage script writes, and
+// the most log entries one RepairSwap script adds.
+const rebuildChunk = 1000
+
+// rebuild is Repair's way for many corrections: it writes the board and order
+// set the snapshot's answers make into the repair keys, in chunks, then has
+// RepairSwap add there the answers logged after the snapshot and put the
+// repair keys in place of board and order set, in one step. A token member marks the repair keys as this rebuild's, so that a
+// concurrent Repair of the quiz that starts afresh makes this one ErrBusy
+// rather than mix their writes.
+func (q quiz) rebuild(ctx context.Context, snap repairSnapshot) ([]Correction, error) {
+	k := q.keys
+	stage := []string{k.repairBoard, k.repairOrder}
+	token := "\x00repair:" + rand.Text()
+	names := make([]string, 0, len(snap.counts))
+	for p, n := range snap.counts {
+		if n > 0 {
+			names = append(names, p)
+		}
+	}
+	slices.Sort(names)
+	chunks := slices.Collect(slices.Chunk(names, rebuildChunk))
+	if len(chunks) == 0 {
+		chunks = [][]string{nil} // no one has points: the new board is empty
+	}
+	for i, chunk := range chunks {
+		args := make([]string, 0, 2+3*len(chunk))
+		args = append(args, token, "add")
+		if i == 0 {
+			args[1] = "begin"
+		}
+		for _, p := range chunk {
+			n := snap.counts[p]
+			args = append(args, p, strconv.FormatInt(10*n, 10), strconv.FormatInt(orderPlace(n, snap.latest[p]), 10))
+		}
+		if err := script.RepairStage.Exec(ctx, q.client, stage, args).Error(); err != nil {
+			return nil, q.dropRebuild(ctx, token, q.fail(err, "", k.repairBoard))
+		}
+	}
+	after, most := snap.last, strconv.Itoa(rebuildChunk)
+	since := map[string]int64{} // points of the answers added after the snapshot
+	for {
+		reply, err := script.RepairSwap.Exec(ctx, q.client, append(k.all(), stage...), []string{token, after, most}).AsStrSlice()
+		if err != nil {
+			return nil, q.dropRebuild(ctx, token, q.fail(err, "", k.board))
+		}
+		if len(reply) == 0 {
+			return nil, q.dropRebuild(ctx, token, fmt.Errorf("kuis: %s: empty reply from the rebuild", q.about("")))
+		}
+		added := reply[1:]
+		if reply[0] == "more" && len(reply) > 1 {
+			after, added = reply[1], reply[2:]
+		}
+		for _, p := range added {
+			since[p] += 10
+		}
+		if reply[0] == "done" {
+			break
+		}
+	}
+	// The answers added since the snapshot moved the board and the rebuild
+	// alike: a correction is what the snapshot found wrong, at today's points.
+	out := []Correction{}
+	for _, p := range snap.todo {
+		was, onBoard := snap.scores[p]
+		now := 10 * snap.counts[p]
+		if onBoard && was == float64(now) || !onBoard && now == 0 {
+			continue // only its place in the order set changed
+		}
+		out = append(out, Correction{Participant: p, Was: int64(was) + since[p], Now: now + since[p]})
+	}
+	return out, nil
+}
+
+// dropRebuild deletes the repair keys if the rebuild still owns them, on a
+// context of its own (ctx may be what ended), and returns err.
+func (q quiz) dropRebuild(ctx context.Context, token string, err error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+	defer cancel()
+	_ = script.RepairStage.Exec(ctx, q.client, []string{q.keys.repairBoard, q.keys.repairOrder}, []string{token, "drop"}).Error()
+	return err
+}
