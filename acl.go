@@ -65,6 +65,8 @@ func ACLRules(role Role, opts ...Option) []string {
 			// Board and meta reads, the Standing and Recap scripts included.
 			"+hlen", "+zrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+hgetall",
 			"+smembers", "+xrange",
+			// Recap of a big quiz, in pages inside WATCH.
+			"+scard", "+watch", "+unwatch", "+zscan", "+sscan",
 			// What the record scripts call.
 			"+hmget", "+exists", "+zincrby", "+sismember", "+sadd", "+xadd", "+xlen", "+zadd",
 			// EVAL declares every key read-write; this selector lets the
@@ -77,7 +79,7 @@ func ACLRules(role Role, opts ...Option) []string {
 			// Reads of meta, board and answers, Audit included.
 			"+hlen", "+hmget", "+hgetall", "+exists", "+type",
 			"+zrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+smembers", "+sismember",
-			"+xrange", "+xrevrange", "+xlen", "+scard", "+sscan", "+zscan",
+			"+xrange", "+xrevrange", "+xlen", "+scard", "+sscan", "+zscan", "+watch", "+unwatch",
 			// What the create and finish scripts write.
 			"+hset",
 			// Purge: SCAN on every primary (ROLE finds them).

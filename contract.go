@@ -90,10 +90,13 @@ func ContractTable(opts ...Option) (string, error) {
 // an order set that does not place exactly the board's members by their
 // answers and latest logged time.
 //
-// Commands: TYPE and PTTL of the five keys, HGETALL meta, ZRANGE board 0 -1
-// WITHSCORES, SMEMBERS answers, XRANGE log in pages, ZRANGE order 0 -1
-// WITHSCORES, EXISTS of the two repair keys (a Repair that stopped midway leaves them): O(N) in the board and answers, so run it when auditing, not on
-// every request. A quiz none of whose keys exist is
+// Commands: TYPE and PTTL of the five keys, HGETALL meta, then the board
+// (ZSCAN), the answers set (SSCAN), the log (XRANGE) and the order set
+// (ZSCAN) in pages of 1,000, so no step blocks the server long, and EXISTS
+// of the two repair keys (a Repair that stopped midway leaves them): O(N) in
+// all, so run it when auditing, not on every request. The pages are read at
+// different moments: on a running quiz, an answer counted during the audit
+// can show as a violation that is gone when Audit runs again. A quiz none of whose keys exist is
 // ErrQuizNotFound; an invalid quiz ID ErrInvalidQuizID.
 func (s *Store) Audit(ctx context.Context, quizID string) ([]Violation, error) {
 	q, err := s.quiz(quizID)
@@ -263,9 +266,9 @@ func (a *auditor) log(ctx context.Context) (map[string]int64, error) {
 // by their counted answers and, when the log is usable, its latest time.
 func (a *auditor) order(ctx context.Context, scores, counted, latest map[string]int64) error {
 	key := a.q.keys.order
-	zs, err := a.do(ctx, a.q.client.B().Zrange().Key(key).Min("0").Max("-1").Withscores().Build()).AsZScores()
+	zs, err := a.q.scanSorted(ctx, key)
 	if err != nil {
-		return a.q.fail(err, "", key)
+		return err
 	}
 	placed := make(map[string]bool, len(zs))
 	for _, z := range zs {
@@ -338,9 +341,9 @@ func (a *auditor) meta(ctx context.Context) (int, error) {
 // board checks every member and score and returns the scores.
 func (a *auditor) board(ctx context.Context) (map[string]int64, error) {
 	key := a.q.keys.board
-	zs, err := a.do(ctx, a.q.client.B().Zrange().Key(key).Min("0").Max("-1").Withscores().Build()).AsZScores()
+	zs, err := a.q.scanSorted(ctx, key)
 	if err != nil {
-		return nil, a.q.fail(err, "", key)
+		return nil, err
 	}
 	scores := make(map[string]int64, len(zs))
 	for _, z := range zs {
@@ -359,9 +362,18 @@ func (a *auditor) board(ctx context.Context) (map[string]int64, error) {
 // participant are counted. questions is 0 when meta is unusable.
 func (a *auditor) answers(ctx context.Context, questions int) (map[string]int64, error) {
 	key := a.q.keys.answers
-	members, err := a.do(ctx, a.q.client.B().Smembers().Key(key).Build()).AsStrSlice()
+	var members []string
+	seen := map[string]bool{}
+	err := a.q.scan(ctx, key, func(page []string) {
+		for _, m := range page {
+			if !seen[m] { // SSCAN may return a member twice
+				seen[m] = true
+				members = append(members, m)
+			}
+		}
+	})
 	if err != nil {
-		return nil, a.q.fail(err, "", key)
+		return nil, err
 	}
 	sort.Strings(members)
 	counted := map[string]int64{}

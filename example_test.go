@@ -495,6 +495,11 @@ func ExampleACLRules() {
 	// +hgetall
 	// +smembers
 	// +xrange
+	// +scard
+	// +watch
+	// +unwatch
+	// +zscan
+	// +sscan
 	// +hmget
 	// +exists
 	// +zincrby

@@ -30,6 +30,10 @@ type options struct {
 	// script; more corrections than that rebuild the board instead. Tests
 	// lower it.
 	repairStep int
+	// recapLimit is the most board members, answers and log entries, together,
+	// that Recap reads in one script; a bigger quiz is read in parts. Tests
+	// lower it.
+	recapLimit int
 }
 
 // DefaultNamespace is the contract's namespace: keys are kuis:papan:<quiz>, kuis:meta:<quiz>,
@@ -116,9 +120,19 @@ func withRepairStep(n int) Option {
 	}
 }
 
+// withRecapLimit sets recapLimit; tests use it (export_test.go) to read small
+// quizzes in parts.
+func withRecapLimit(n int) Option {
+	return func(o *options) {
+		if n >= 0 {
+			o.recapLimit = n
+		}
+	}
+}
+
 // resolve applies opts over the defaults and validates the result.
 func resolve(opts []Option) (options, error) {
-	o := options{namespace: DefaultNamespace, scanCount: 1000, repairStep: 500}
+	o := options{namespace: DefaultNamespace, scanCount: 1000, repairStep: 500, recapLimit: 20000}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)

@@ -1,6 +1,7 @@
 package kuis
 
 import (
+	"cmp"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -37,11 +38,26 @@ type AnswerRecord struct {
 	At          time.Time `json:"at"` // the Redis server's time when it was counted, UTC, to the millisecond
 }
 
-// Recap reads the quiz quizID whole in one atomic read-only script: HGETALL
-// meta, ZRANGE board 0 -1 REV WITHSCORES (of the order set with TiesByTime),
-// SMEMBERS answers and XRANGE log - +: O(N) in the answers, so the standings,
-// the per-question counts, the answers and the status belong to the same
-// moment. It never reads from the client-side cache.
+// Recap reads the quiz quizID whole, as one consistent snapshot. A quiz of
+// at most 20,000 board members, answers and log entries together (a class
+// of 500 answering 20 questions) is read in one atomic read-only script:
+// HGETALL meta, ZCARD, SCARD and XLEN, ZRANGE board 0 -1 REV WITHSCORES (of
+// the order set with TiesByTime), SMEMBERS answers and XRANGE log - +: O(N),
+// a few milliseconds of the server's time, and the standings, the
+// per-question counts, the answers and the status belong to the same moment.
+//
+// A bigger quiz is read in parts, so that no step blocks the server for
+// long: on one dedicated connection, WATCH of its keys, HGETALL, then ZSCAN,
+// SSCAN and XRANGE in pages of 1,000, then an empty MULTI/EXEC that tells
+// whether any key changed meanwhile. A finished quiz cannot change through
+// the library but by Repair, so its recap is still exact: if it changed, it
+// is read again, and after 3 reads that all changed Recap returns ErrBusy. A
+// running quiz is returned as read: every participant on the board for the
+// whole read is listed once, at a score they had at some moment of the read,
+// and answers counted meanwhile may be in Answers and Questions but not yet
+// in Standings, or the reverse. Finish the quiz first for an exact recap.
+//
+// Recap never reads from the client-side cache.
 //
 // Questions counts the answers set's members per question; Answers lists the
 // log in the order counted. Answers of a quiz written before the log existed
@@ -49,7 +65,7 @@ type AnswerRecord struct {
 // participant, with a zero At. A jumlah_soal above 1000 (which Create never
 // writes) lists questions up to the highest one answered past 1000.
 // Errors: ErrInvalidQuizID, ErrQuizNotFound, ErrCorrupt (naming key and field,
-// member or entry).
+// member or entry), ErrBusy.
 func (s *Store) Recap(ctx context.Context, quizID string) (Recap, error) {
 	q, err := s.quiz(quizID)
 	if err != nil {
@@ -66,9 +82,16 @@ func (q quiz) recap(ctx context.Context, purpose string) (Recap, error) {
 	if q.opts.ties == TiesByTime {
 		mode = "time"
 	}
-	reply, err := script.Recap.Exec(ctx, q.client, k.all(), []string{purpose, mode}).ToArray()
+	limit := strconv.Itoa(q.opts.recapLimit)
+	reply, err := script.Recap.Exec(ctx, q.client, k.all(), []string{purpose, mode, limit}).ToArray()
 	if err != nil {
 		return Recap{}, q.fail(err, "", k.meta)
+	}
+	if len(reply) == 1 { // too big for one script
+		if fields, err := flatPairs(reply[0]); err != nil || len(fields) == 0 {
+			return Recap{}, cmp.Or(q.fail(err, "", k.meta), q.errNotFound())
+		}
+		return q.recapInParts(ctx)
 	}
 	if len(reply) != 5 {
 		return Recap{}, fmt.Errorf("kuis: %s: recap reply of %d elements, want 5", q.about(""), len(reply))

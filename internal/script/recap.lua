@@ -1,13 +1,16 @@
 -- recap.lua (read-only, after gate.lua): one consistent snapshot of a quiz for the recap.
 -- KEYS[1] meta, KEYS[2] board, KEYS[3] answers, KEYS[4] log, KEYS[5] order
 -- ARGV[1] "purge" when the recap is the first step of PurgeQuiz, else empty;
--- ARGV[2] "time" to read the board in time order (from the order set), else empty
+-- ARGV[2] "time" to read the board in time order (from the order set), else empty;
+-- ARGV[3] the most board members, answers and log entries, together, to read here
 -- Reply: {meta as HGETALL's flat field/value list, the board as ZRANGE 0 -1
 -- REV WITHSCORES's flat member/score list (of the order set when it is read),
 -- the answers set's members, the log as XRANGE - + (each entry {id, {field,
 -- value, ...}}), 1 when the board came from the order set else 0}. An empty
 -- meta list means the quiz does not exist. The order set is read only when it
--- holds exactly the board's members. Refusals: KUIS_FORBIDDEN for a purge
+-- holds exactly the board's members. A quiz with more than ARGV[3] of them
+-- is not read: the reply is {meta} alone, and the caller reads it in parts.
+-- Refusals: KUIS_FORBIDDEN for a purge
 -- the ACL user may not finish (checked first, so that PurgeQuiz never hands
 -- an archive a recap it cannot delete), KUIS_CORRUPT for a key of the wrong type.
 local g = gate()
@@ -22,6 +25,18 @@ end
 local meta, err = g.call(KEYS[1] .. ': not a hash', 'HGETALL', KEYS[1])
 if err then
   return err
+end
+local size = 0
+for _, check in ipairs({{KEYS[2], 'ZCARD', ': not a sorted set'}, {KEYS[3], 'SCARD', ': not a set'},
+    {KEYS[4], 'XLEN', ': not a stream'}}) do
+  local n, err = g.call(check[1] .. check[3], check[2], check[1])
+  if err then
+    return err
+  end
+  size = size + n
+end
+if size > tonumber(ARGV[3]) then
+  return {meta}
 end
 local ranked, err = g.ranking(KEYS[2], KEYS[5], ARGV[2] == 'time')
 if err then
