@@ -40,8 +40,8 @@ type config struct {
 	rev3                          bool
 	rev3Answers                   int
 	memParticipants, memQuestions int
-	// -repair: Repair's stalls on a big board only.
-	repair         bool
+	// -stalls: the whole-quiz operations on a big quiz only.
+	stalls         bool
 	repairTampered int
 }
 
@@ -62,8 +62,8 @@ func parseFlags() config {
 	flag.IntVar(&c.rev3Answers, "rev3-answers", 300_000, "-rev3: answers per record script for the server cost")
 	flag.IntVar(&c.memParticipants, "mem-participants", 10_000, "-rev3: participants of the memory quiz (0 skips it)")
 	flag.IntVar(&c.memQuestions, "mem-questions", 100, "-rev3: questions of the memory quiz, each answered by every participant")
-	flag.BoolVar(&c.repair, "repair", false, "only measure Store.Repair rebuilding a board of -big participants")
-	flag.IntVar(&c.repairTampered, "repair-tampered", 10_000, "-repair: scores tampered with")
+	flag.BoolVar(&c.stalls, "stalls", false, "only measure Repair, Audit, Recap and PurgeQuiz on a quiz of -big participants")
+	flag.IntVar(&c.repairTampered, "repair-tampered", 10_000, "-stalls: scores tampered with before Repair")
 	flag.Parse()
 	return c
 }
@@ -105,8 +105,8 @@ func run() error {
 	if cfg.rev3 {
 		return r.rev3(os.Stdout, cfg)
 	}
-	if cfg.repair {
-		return r.repair(os.Stdout, cfg)
+	if cfg.stalls {
+		return r.stalls(os.Stdout, cfg)
 	}
 	res, labels, err := r.all(cfg)
 	if err != nil {
