@@ -109,6 +109,9 @@ func (q quiz) readParts(ctx context.Context, c rueidis.DedicatedClient) (r Recap
 		bad    error
 	)
 	_, err = q.readLog(ctx, func(e rueidis.XRangeEntry, _ int64) {
+		if _, ok := e.FieldValues[logParticipant]; !ok {
+			return // not an answer: the finish entry
+		}
 		flat := make([]string, 0, 2*len(e.FieldValues))
 		for f, v := range e.FieldValues {
 			flat = append(flat, f, v)
