@@ -122,7 +122,7 @@ func (q quiz) readParts(ctx context.Context, c rueidis.DedicatedClient) (r Recap
 		}
 		logged = append(logged, a)
 	})
-	if err = cmp.Or(err, bad); err != nil {
+	if err := cmp.Or(err, bad); err != nil {
 		return Recap{}, false, err
 	}
 	questions, answers, err := tally(k.answers, info.Questions, members, logged)

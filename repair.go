@@ -151,7 +151,7 @@ func (q quiz) repairSnapshot(ctx context.Context) (repairSnapshot, error) {
 	if err != nil {
 		return snap, err
 	}
-	if err = q.readAnswerLog(ctx, &snap, counted); err != nil {
+	if err := q.readAnswerLog(ctx, &snap, counted); err != nil {
 		return snap, err
 	}
 	seen := map[string]bool{}
