@@ -80,8 +80,9 @@ func ACLRules(role Role, opts ...Option) []string {
 			"+xrange", "+xlen", "+scard", "+sscan", "+zscan",
 			// What the create and finish scripts write.
 			"+hset",
-			// Purge: SCAN on every primary (ROLE finds them).
-			"+scan", "+role",
+			// Purge and Quizzes: SCAN on every primary (CLUSTER NODES finds
+			// them and tells whether a slot moved meanwhile).
+			"+scan", "+cluster|nodes",
 			// Scripts, the deletes of Purge and PurgeQuiz, and Repair's
 			// corrections, on the whole namespace.
 			"(~"+ns+":* +evalsha +eval +evalsha_ro +eval_ro +unlink +zadd +zrem)")

@@ -26,6 +26,10 @@ type options struct {
 	// scanCount is the COUNT hint of every SCAN page: large enough to keep round
 	// trips few, small enough that no UNLINK batch stalls the server. Tests vary it.
 	scanCount int64
+	// scanHook, when set, is called after every SCAN page with the address of
+	// the node scanned ("" on a standalone server). Tests use it to move
+	// slots in the middle of a scan.
+	scanHook func(addr string)
 }
 
 // DefaultNamespace is the contract's namespace: keys are kuis:papan:<quiz>, kuis:meta:<quiz>,
@@ -100,6 +104,11 @@ func withScanCount(n int64) Option {
 			o.scanCount = n
 		}
 	}
+}
+
+// withScanHook sets scanHook; tests use it (export_test.go).
+func withScanHook(hook func(addr string)) Option {
+	return func(o *options) { o.scanHook = hook }
 }
 
 // resolve applies opts over the defaults and validates the result.
