@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kuisboard/kuis"
 	"github.com/kuisboard/kuis/internal/redistest"
 	"github.com/redis/rueidis"
 )
@@ -179,4 +180,154 @@ func TestClusterDeadReplica(t *testing.T) {
 	if left := keysByNode(t, e, primaries); len(left) != 0 {
 		t.Errorf("keys left after Purge: %v", left)
 	}
+}
+
+// TestClusterSlotMovesMidScan: a slot that moves while Purge or Quizzes scans
+// the primaries one by one, from a primary not yet scanned to one already
+// scanned, is still seen. The move is real (CLUSTER SETSLOT, MIGRATE), made
+// between two SCAN pages; "moved" finishes it there, "open" leaves the slot
+// migrating until the call returned.
+func TestClusterSlotMovesMidScan(t *testing.T) {
+	needCluster(t)
+	for _, mode := range []string{"moved", "open"} {
+		for _, op := range []string{"Quizzes", "Purge"} {
+			t.Run(op+"/"+mode, func(t *testing.T) { slotMoveCase(t, op, mode == "open") })
+		}
+	}
+}
+
+func slotMoveCase(t *testing.T, op string, leaveOpen bool) {
+	e := newEnv(t)
+	primaries := primaryNodes(t, e)
+	if len(primaries) != 3 {
+		t.Fatalf("%d primaries; the test needs three", len(primaries))
+	}
+	ids := map[string]string{} // primary address -> node ID
+	for addr, p := range primaries {
+		ids[addr] = nodeID(t, e.ctx, p)
+	}
+	// Three quizzes, two keys each, on every primary.
+	byOwner := map[string][]string{}
+	var all []string
+	for len(all) < 9 {
+		id := quizID()
+		k := e.keys(id)
+		owner := ownerOf(t, e, k.Meta())
+		if len(byOwner[owner]) == 3 {
+			continue
+		}
+		if err := e.meta(id).Create(e.ctx, "Kuis "+id, 3); err != nil {
+			t.Fatal(err)
+		}
+		e.mustRaw("ZINCRBY", k.Board(), "10", "Ali")
+		byOwner[owner] = append(byOwner[owner], id)
+		all = append(all, id)
+	}
+	slices.Sort(all)
+
+	// When the second primary's scan begins, the third one's quizzes move to
+	// the first, which will not be scanned again.
+	var first string
+	moved := 0
+	hook := func(addr string) {
+		switch {
+		case moved > 0 || addr == "" || addr == first:
+		case first == "":
+			first = addr
+		default:
+			for third := range primaries {
+				if third == first || third == addr {
+					continue
+				}
+				for _, id := range byOwner[third] {
+					slot, err := e.client.Do(e.ctx, e.client.B().ClusterKeyslot().Key(e.keys(id).Meta()).Build()).AsInt64()
+					if err != nil {
+						t.Errorf("CLUSTER KEYSLOT: %v", err)
+						return
+					}
+					if err := moveSlot(t, e.ctx, primaries, ids, slot, third, first, !leaveOpen); err != nil {
+						t.Errorf("moving slot %d of %s from %s to %s: %v", slot, id, third, first, err)
+						return
+					}
+					moved++
+				}
+			}
+		}
+	}
+	s := e.storeOn(e.client, kuis.WithScanCount(2), kuis.WithScanHook(hook))
+	switch op {
+	case "Quizzes":
+		got, err := s.Quizzes(e.ctx)
+		if diff := cmp.Diff(all, got); err != nil || diff != "" {
+			t.Errorf("Quizzes: %v (-want +got):\n%s", err, diff)
+		}
+	case "Purge":
+		if n, err := s.Purge(e.ctx); err != nil || n != int64(2*len(all)) {
+			t.Errorf("Purge = %d, %v; want %d, nil", n, err, 2*len(all))
+		}
+		if left := keysByNode(t, e, primaries); len(left) != 0 {
+			t.Errorf("keys left after Purge: %v", left)
+		}
+	}
+	if moved != 3 {
+		t.Errorf("%d slots moved during the scan, want 3", moved)
+	}
+}
+
+// moveSlot migrates slot from primary from to primary to as redis-cli
+// --cluster reshard does: IMPORTING on the target, MIGRATING on the source,
+// MIGRATE of its keys, then (with finish) the new owner on every primary.
+// An unfinished move is finished at cleanup.
+func moveSlot(t *testing.T, ctx context.Context, primaries map[string]rueidis.Client, ids map[string]string, slot int64, from, to string, finish bool) error {
+	src, dst, n := primaries[from], primaries[to], strconv.FormatInt(slot, 10)
+	if err := node(ctx, dst, "CLUSTER", "SETSLOT", n, "IMPORTING", ids[from]).Error(); err != nil {
+		return err
+	}
+	if err := node(ctx, src, "CLUSTER", "SETSLOT", n, "MIGRATING", ids[to]).Error(); err != nil {
+		return err
+	}
+	host, port, _ := net.SplitHostPort(to)
+	for {
+		keys, err := node(ctx, src, "CLUSTER", "GETKEYSINSLOT", n, "100").AsStrSlice()
+		if err != nil || len(keys) == 0 {
+			if err != nil {
+				return err
+			}
+			break
+		}
+		args := append([]string{"MIGRATE", host, port, "", "0", "5000", "KEYS"}, keys...)
+		if err := node(ctx, src, args...).Error(); err != nil {
+			return err
+		}
+	}
+	assign := func() error {
+		// The target first, as redis-cli does: it then owns the slot whatever
+		// the source says meanwhile.
+		for _, addr := range append([]string{to, from}, otherThan(primaries, to, from)...) {
+			if err := node(ctx, primaries[addr], "CLUSTER", "SETSLOT", n, "NODE", ids[to]).Error(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if finish {
+		return assign()
+	}
+	t.Cleanup(func() {
+		if err := assign(); err != nil {
+			t.Errorf("finishing the move of slot %s: %v", n, err)
+		}
+	})
+	return nil
+}
+
+// otherThan lists the addresses of primaries other than the ones given.
+func otherThan(primaries map[string]rueidis.Client, not ...string) []string {
+	var out []string
+	for addr := range primaries {
+		if !slices.Contains(not, addr) {
+			out = append(out, addr)
+		}
+	}
+	return out
 }
