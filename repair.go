@@ -70,7 +70,7 @@ func (s *Store) Repair(ctx context.Context, quizID string) ([]Correction, error)
 		return nil, err
 	}
 	out := []Correction{}
-	step := max(1, min(repairBatch, repairChecks/info.Questions))
+	step := max(1, min(repairBatch, repairChecks/int(info.Questions)))
 	for chunk := range slices.Chunk(todo, step) {
 		args := make([]string, 0, 1+2*len(chunk))
 		args = append(args, last)
