@@ -24,17 +24,27 @@ func (r Role) String() string {
 	}
 }
 
-// clientBase is what rueidis itself sends: the RESP3 handshake, cluster
-// discovery, and client-side caching (CLIENT TRACKING at connect, then
-// CLIENT CACHING, MULTI, PTTL and the read, EXEC for each cached read).
-var clientBase = []string{
-	"-@all", "+hello", "+ping", "+client|setname", "+client|tracking", "+client|caching",
-	"+multi", "+exec", "+pttl", "+cluster|slots", "+cluster|shards",
-}
+// clientBase is what rueidis itself sends on every connection: the RESP3
+// handshake and cluster discovery.
+var clientBase = []string{"-@all", "+hello", "+ping", "+client|setname", "+cluster|slots", "+cluster|shards"}
+
+// clientCache is what rueidis sends for client-side caching: CLIENT TRACKING
+// at connect, then CLIENT CACHING, MULTI, PTTL and the read, EXEC for each
+// cached read. Only WithClientCache grants it: CLIENT TRACKING also lets the
+// user ask for BCAST invalidations of every key of the server.
+var clientCache = []string{"+client|tracking", "+client|caching", "+multi", "+exec", "+pttl"}
 
 // ACLRules returns the rules that make a Redis 7 ACL user of the role, to put
 // after `ACL SETUSER <name> reset on >password`, one argument each. They follow
-// WithNamespace; WithHashTag needs nothing more.
+// WithNamespace; WithHashTag needs nothing more. With WithClientCache they
+// also allow client-side caching (CLIENT TRACKING, CLIENT CACHING, MULTI,
+// EXEC, PTTL); without it they do not, so build the user's client with
+// rueidis.ClientOption.DisableCache: otherwise rueidis sends CLIENT TRACKING
+// as it connects and the server refuses the connection. Grant the cache only
+// where it is used: a user allowed CLIENT TRACKING can turn on BCAST
+// tracking without a prefix, and a server without redis/redis#15371 (merged
+// in 2026; Redis 7.0.15 still leaks) then sends it an invalidation naming
+// every key that changes, other applications' included.
 //
 // RoleApp may record answers (RecordAnswer, RecordAnswers) and run every Board
 // and Meta read, and Recap; Meta.Create, Meta.Finish, Purge, PurgeQuiz and any key outside
@@ -56,11 +66,15 @@ func ACLRules(role Role, opts ...Option) []string {
 	ns := o.namespace
 	board, meta, answers := "~"+ns+":papan:*", "~"+ns+":meta:*", "~"+ns+":jawaban:*"
 	log, order := "~"+ns+":catatan:*", "~"+ns+":urutan:*"
+	base := clientBase
+	if o.cacheTTL > 0 {
+		base = append(append([]string{}, clientBase...), clientCache...)
+	}
 	var rules []string
 	switch role {
 	case RoleApp:
 		rules = []string{"resetkeys", "resetchannels", board, answers, log, order, "%R" + meta}
-		rules = append(rules, clientBase...)
+		rules = append(rules, base...)
 		rules = append(rules,
 			// Board and meta reads, the Standing and Recap scripts included.
 			"+hlen", "+zrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+hgetall",
@@ -74,7 +88,7 @@ func ACLRules(role Role, opts ...Option) []string {
 			"("+board+" "+answers+" "+log+" "+order+" "+meta+" +evalsha +eval +evalsha_ro +eval_ro)")
 	case RoleTeacher:
 		rules = []string{"resetkeys", "resetchannels", meta, "%R" + board, "%R" + answers, "%R" + log, "%R" + order}
-		rules = append(rules, clientBase...)
+		rules = append(rules, base...)
 		rules = append(rules,
 			// Reads of meta, board and answers, Audit included.
 			"+hlen", "+hmget", "+hgetall", "+exists", "+type",
@@ -82,8 +96,9 @@ func ACLRules(role Role, opts ...Option) []string {
 			"+xrange", "+xrevrange", "+xlen", "+scard", "+sscan", "+zscan", "+watch", "+unwatch",
 			// What the create and finish scripts write.
 			"+hset",
-			// Purge: SCAN on every primary (ROLE finds them).
-			"+scan", "+role",
+			// Purge and Quizzes: SCAN on every primary (CLUSTER NODES finds
+			// them and tells whether a slot moved meanwhile).
+			"+scan", "+cluster|nodes",
 			// Scripts, the deletes of Purge and PurgeQuiz, and Repair's
 			// corrections and rebuilds (the repair keys, then RENAME onto
 			// board and order set), on the whole namespace.

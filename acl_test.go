@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,8 @@ import (
 
 // aclUser makes, on every node, an ACL user of a unique name with
 // `ACL SETUSER <name> reset on >password` and rules, deletes it at cleanup,
-// and returns a client logged in as it. It skips the test on miniredis.
+// and returns a client logged in as it, with client-side caching only if the
+// rules allow CLIENT TRACKING. It skips the test on miniredis.
 func aclUser(t *testing.T, e *env, rules []string) rueidis.Client {
 	t.Helper()
 	skipWithoutACL(t)
@@ -41,6 +43,9 @@ func aclUser(t *testing.T, e *env, rules []string) rueidis.Client {
 		if err := node.Do(e.ctx, node.B().Arbitrary("ACL").Args(args...).Build()).Error(); err != nil {
 			t.Fatalf("ACL SETUSER %s on %s: %v", name, addr, err)
 		}
+	}
+	if !slices.Contains(rules, "+client|tracking") {
+		return redistest.ClientAsUncached(t, name, password)
 	}
 	return redistest.ClientAs(t, name, password)
 }
@@ -119,7 +124,7 @@ func checkRefused(t *testing.T, e *env, keys []string, refused func(error) bool,
 // every meta write, Purge, PurgeQuiz, Repair, and any other namespace.
 func TestACLAppRole(t *testing.T) {
 	e := newEnv(t)
-	app := aclUser(t, e, kuis.ACLRules(kuis.RoleApp, kuis.WithNamespace(e.ns)))
+	app := aclUser(t, e, kuis.ACLRules(kuis.RoleApp, kuis.WithNamespace(e.ns), cacheMinute))
 	other := newEnv(t) // another namespace on the same server
 	id, _, _ := e.reference()
 	otherID, _, _ := other.reference()
@@ -232,7 +237,7 @@ func TestACLAppRole(t *testing.T) {
 // repairs, creates, finishes, audits, recaps, lists and purges.
 func TestACLTeacherRole(t *testing.T) {
 	e := newEnv(t)
-	teacher := aclUser(t, e, kuis.ACLRules(kuis.RoleTeacher, kuis.WithNamespace(e.ns)))
+	teacher := aclUser(t, e, kuis.ACLRules(kuis.RoleTeacher, kuis.WithNamespace(e.ns), cacheMinute))
 	other := newEnv(t)
 	id, _, _ := e.reference()
 	otherID, _, _ := other.reference()
@@ -410,5 +415,70 @@ func TestACLRules(t *testing.T) {
 		if diff := cmp.Diff(kuis.ACLRules(r, kuis.WithNamespace(kuis.DefaultNamespace)), kuis.ACLRules(r)); diff != "" {
 			t.Errorf("ACLRules(%v) (-kuis namespace +default):\n%s", r, diff)
 		}
+	}
+}
+
+// TestACLClientTrackingOnlyWithClientCache: the roles' rules allow CLIENT
+// TRACKING only with WithClientCache. Without it, each role's uncached client
+// does its work, and CLIENT TRACKING ON BCAST, which on a server without
+// redis/redis#15371 delivers invalidations naming every key that changes on
+// the server, is refused.
+func TestACLClientTrackingOnlyWithClientCache(t *testing.T) {
+	for _, role := range []kuis.Role{kuis.RoleApp, kuis.RoleTeacher} {
+		if rules := kuis.ACLRules(role); slices.Contains(rules, "+client|tracking") {
+			t.Errorf("ACLRules(%v) allows CLIENT TRACKING without WithClientCache: %q", role, rules)
+		}
+		if rules := kuis.ACLRules(role, cacheMinute); !slices.Contains(rules, "+client|tracking") {
+			t.Errorf("ACLRules(%v, WithClientCache) does not allow CLIENT TRACKING: %q", role, rules)
+		}
+	}
+	skipWithoutACL(t)
+	e := newEnv(t)
+	id, _, _ := e.reference()
+	users := map[kuis.Role]rueidis.Client{}
+	for _, role := range []kuis.Role{kuis.RoleApp, kuis.RoleTeacher} {
+		users[role] = aclUser(t, e, kuis.ACLRules(role, kuis.WithNamespace(e.ns)))
+	}
+	b, _ := handles(t, e.storeOn(users[kuis.RoleApp]), id)
+	if a, err := b.RecordAnswer(e.ctx, "Eka", 1); err != nil || a.Score != 10 {
+		t.Errorf("RecordAnswer as the uncached app user = %+v, %v; want score 10", a, err)
+	}
+	teacher := e.storeOn(users[kuis.RoleTeacher])
+	if got, err := teacher.Quizzes(e.ctx); err != nil || !cmp.Equal(got, []string{id}) {
+		t.Errorf("Quizzes as the uncached teacher user = %v, %v; want [%s]", got, err, id)
+	}
+	if r, err := teacher.Recap(e.ctx, id); err != nil || len(r.Standings) != 5 {
+		t.Errorf("Recap as the uncached teacher user: %d standings, %v; want 5", len(r.Standings), err)
+	}
+	for role, c := range users {
+		err := c.Do(e.ctx, c.B().Arbitrary("CLIENT", "TRACKING").Args("ON", "BCAST").Build()).Error()
+		if !strings.Contains(fmt.Sprint(err), "NOPERM") {
+			t.Errorf("CLIENT TRACKING ON BCAST as %v: %v; want NOPERM", role, err)
+		}
+	}
+}
+
+// TestACLTeacherUnlinkOfAnswersIsAudited: what ACL cannot close. The teacher
+// role holds UNLINK on the namespace (for Purge), so it can delete a running
+// quiz's answers set; a retried answer then counts a second time. Audit
+// reports the board's score against the answers, and the log's repeat.
+func TestACLTeacherUnlinkOfAnswersIsAudited(t *testing.T) {
+	skipWithoutACL(t)
+	e := newEnv(t)
+	teacher := aclUser(t, e, kuis.ACLRules(kuis.RoleTeacher, kuis.WithNamespace(e.ns)))
+	id, _, b := e.running(3)
+	if _, err := b.RecordAnswer(e.ctx, "Ali", 1); err != nil {
+		t.Fatal(err)
+	}
+	k := e.keys(id)
+	if n, err := teacher.Do(e.ctx, teacher.B().Unlink().Key(k.Answers()).Build()).AsInt64(); err != nil || n != 1 {
+		t.Fatalf("UNLINK of the answers set as the teacher = %d, %v; want 1, nil", n, err)
+	}
+	if a, err := b.RecordAnswer(e.ctx, "Ali", 1); err != nil || a != (kuis.Answer{Score: 20}) {
+		t.Errorf("the retry after the UNLINK = %+v, %v; want it counted again (score 20)", a, err)
+	}
+	v, err := e.store.Audit(e.ctx, id)
+	if err != nil || !hasViolation(v, k.Board(), "score") {
+		t.Errorf("Audit = %+v, %v; want a score violation on %s", v, err, k.Board())
 	}
 }

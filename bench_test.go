@@ -48,7 +48,7 @@ func benchBoard(b *testing.B, e *env, n int, extra ...kuis.Option) (string, *kui
 		o := e.client.B().Zadd().Key(k.Order()).ScoreMember()
 		for i := lo; i < min(lo+perCmd, n); i++ {
 			z = z.ScoreMember(float64(benchScore(i)), benchMember(i))
-			ms := int64(1_800_000_000_000 + i)
+			ms := 1_800_000_000_000 + int64(i)
 			o = o.ScoreMember(float64(benchScore(i)/10*benchOrderUnit+benchOrderUnit-1-ms), benchMember(i))
 		}
 		cmds = append(cmds, z.Build(), o.Build())

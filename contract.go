@@ -152,7 +152,7 @@ func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 	if present == 0 {
 		return nil, a.q.errNotFound()
 	}
-	questions := 0 // unknown unless meta decodes
+	var questions int64 // unknown (0) unless meta decodes
 	switch types[k.meta] {
 	case "hash":
 		var err error
@@ -298,7 +298,7 @@ func (a *auditor) order(ctx context.Context, scores, counted, latest map[string]
 }
 
 // meta checks the hash's fields and returns jumlah_soal (0 if invalid).
-func (a *auditor) meta(ctx context.Context) (int, error) {
+func (a *auditor) meta(ctx context.Context) (int64, error) {
 	key := a.q.keys.meta
 	fields, err := a.do(ctx, a.q.client.B().Hgetall().Key(key).Build()).AsStrMap()
 	if err != nil {
@@ -322,7 +322,7 @@ func (a *auditor) meta(ctx context.Context) (int, error) {
 	if t, ok := fields[fieldTitle]; ok && !validText(t, maxTitleLen) {
 		a.add(key, "judul", "judul %s is not 1 to %d bytes of UTF-8 without control characters", quote(t), maxTitleLen)
 	}
-	questions := 0
+	var questions int64
 	if s, ok := fields[fieldQuestions]; ok {
 		n, err := decodeQuestions(key, s)
 		if err != nil {
@@ -351,7 +351,7 @@ func (a *auditor) board(ctx context.Context) (map[string]int64, error) {
 			a.add(key, "member", "participant %s is not 1 to %d bytes of UTF-8 without control characters", quote(z.Member), maxParticipantLen)
 		}
 		if _, err := decodeScore(key, z.Member, z.Score); err != nil {
-			a.add(key, "score", "member %s has score %v, want a non-negative multiple of 10", quote(z.Member), z.Score)
+			a.add(key, "score", "member %s has score %s, want a non-negative multiple of 10", quote(z.Member), number(z.Score))
 		}
 		scores[z.Member] = int64(z.Score)
 	}
@@ -360,7 +360,7 @@ func (a *auditor) board(ctx context.Context) (map[string]int64, error) {
 
 // answers checks every answer member and returns how many answers of each
 // participant are counted. questions is 0 when meta is unusable.
-func (a *auditor) answers(ctx context.Context, questions int) (map[string]int64, error) {
+func (a *auditor) answers(ctx context.Context, questions int64) (map[string]int64, error) {
 	key := a.q.keys.answers
 	var members []string
 	seen := map[string]bool{}
@@ -379,9 +379,9 @@ func (a *auditor) answers(ctx context.Context, questions int) (map[string]int64,
 	counted := map[string]int64{}
 	for _, m := range members {
 		q, participant, ok := strings.Cut(m, ":")
-		n, err := strconv.Atoi(q)
+		n, err := strconv.ParseInt(q, 10, 64)
 		switch {
-		case !ok || err != nil || n < 1 || strconv.Itoa(n) != q:
+		case !ok || err != nil || n < 1 || strconv.FormatInt(n, 10) != q:
 			a.add(key, "answer", "member %s is not <question>:<participant>", quote(m))
 			continue
 		case !validText(participant, maxParticipantLen):

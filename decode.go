@@ -53,9 +53,11 @@ const maxQuestionsDigits = 15
 // decodeQuestions accepts a positive decimal integer of at most 15 digits
 // without sign or leading zeros, the only form Create writes (internal/script
 // gate.lua applies the same rule).
-func decodeQuestions(key, s string) (int, error) {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || len(s) > maxQuestionsDigits || strconv.Itoa(n) != s {
+// It parses to int64 on every platform: a 32-bit int would refuse counts
+// of 10 or more digits that the gate accepts.
+func decodeQuestions(key, s string) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 1 || len(s) > maxQuestionsDigits || strconv.FormatInt(n, 10) != s {
 		return 0, corrupt(key, "field jumlah_soal is %s, want a positive integer", quote(s))
 	}
 	return n, nil
@@ -68,10 +70,14 @@ const maxScore = 1 << 53
 // 10 that a float64 holds exactly.
 func decodeScore(key, member string, f float64) (int64, error) {
 	if math.IsNaN(f) || f < 0 || f > maxScore || f != math.Trunc(f) || int64(f)%10 != 0 {
-		return 0, corrupt(key, "member %s has score %v, want a non-negative multiple of 10", quote(member), f)
+		return 0, corrupt(key, "member %s has score %s, want a non-negative multiple of 10", quote(member), number(f))
 	}
 	return int64(f), nil
 }
+
+// number prints a score for a message: whole numbers in full
+// (100000000000000000000, not 1e+20), others as short decimals.
+func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // decodeStandings turns ZRANGE ... REV WITHSCORES of r's set into standings whose
 // display rank starts at first. Competition ranks are counted from the first

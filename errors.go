@@ -96,7 +96,7 @@ func replyError(err error, subject, key string) error {
 		return nil
 	}
 	// errors.As, not rueidis.IsRedisErr: a server reply may come wrapped with
-	// the node that sent it (ROLE in purge.go), and must still map.
+	// the node that sent it (SCAN in purge.go), and must still map.
 	var re *rueidis.RedisError
 	if errors.As(err, &re) && !re.IsNil() {
 		msg := re.Error()

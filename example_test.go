@@ -464,6 +464,8 @@ func ExampleContractTable() {
 // ACLRules gives the arguments of ACL SETUSER for a role; here, the quiz
 // application's user, one rule per line.
 func ExampleACLRules() {
+	// Without WithClientCache, no CLIENT TRACKING: build the user's client
+	// with DisableCache.
 	for _, rule := range kuis.ACLRules(kuis.RoleApp) {
 		fmt.Println(rule)
 	}
@@ -479,11 +481,6 @@ func ExampleACLRules() {
 	// +hello
 	// +ping
 	// +client|setname
-	// +client|tracking
-	// +client|caching
-	// +multi
-	// +exec
-	// +pttl
 	// +cluster|slots
 	// +cluster|shards
 	// +hlen

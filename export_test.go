@@ -8,3 +8,7 @@ var WithRepairStep = withRepairStep
 
 // WithRecapLimit lets the external tests make Recap read small quizzes in parts.
 var WithRecapLimit = withRecapLimit
+
+// WithScanHook lets the external tests act after every SCAN page of Purge and
+// Quizzes, with the address of the node scanned.
+var WithScanHook = withScanHook

@@ -232,7 +232,7 @@ func FuzzDecodeInfo(f *testing.F) {
 			oneLine(t, err.Error(), maxErrLen)
 			return
 		}
-		got := map[string]string{fieldTitle: info.Title, fieldQuestions: strconv.Itoa(info.Questions), fieldStatus: string(info.Status)}
+		got := map[string]string{fieldTitle: info.Title, fieldQuestions: strconv.FormatInt(info.Questions, 10), fieldStatus: string(info.Status)}
 		want := map[string]string{}
 		for _, f := range metaFields {
 			want[f] = fields[f]
@@ -260,7 +260,7 @@ func FuzzDecodeQuestions(f *testing.F) {
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, s string) {
 		n, decodeErr := decodeQuestions("k", s)
-		if decodeErr == nil && (n < 1 || len(s) > 15 || strconv.Itoa(n) != s) {
+		if decodeErr == nil && (n < 1 || len(s) > 15 || strconv.FormatInt(n, 10) != s) {
 			t.Fatalf("decodeQuestions(%q) accepted %d", s, n)
 		}
 		if decodeErr != nil && !slices.Equal(matched(decodeErr), []error{ErrCorrupt}) {

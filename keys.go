@@ -34,6 +34,10 @@ type options struct {
 	// that Recap reads in one script; a bigger quiz is read in parts. Tests
 	// lower it.
 	recapLimit int
+	// scanHook, when set, is called after every SCAN page with the address of
+	// the node scanned ("" on a standalone server). Tests use it to move
+	// slots in the middle of a scan.
+	scanHook func(addr string)
 }
 
 // DefaultNamespace is the contract's namespace: keys are kuis:papan:<quiz>, kuis:meta:<quiz>,
@@ -128,6 +132,11 @@ func withRecapLimit(n int) Option {
 			o.recapLimit = n
 		}
 	}
+}
+
+// withScanHook sets scanHook; tests use it (export_test.go).
+func withScanHook(hook func(addr string)) Option {
+	return func(o *options) { o.scanHook = hook }
 }
 
 // resolve applies opts over the defaults and validates the result.

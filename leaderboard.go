@@ -300,7 +300,7 @@ func (r ranking) points(member string, f float64) (int64, error) {
 		return decodeScore(r.key, member, f)
 	}
 	if math.IsNaN(f) || f < 0 || f >= 1<<53 || f != math.Trunc(f) {
-		return 0, corrupt(r.key, "member %s has score %v, want an integer in [0, 2^53)", quote(member), f)
+		return 0, corrupt(r.key, "member %s has score %s, want an integer in [0, 2^53)", quote(member), number(f))
 	}
 	return int64(f) / orderUnit * 10, nil
 }

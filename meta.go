@@ -20,7 +20,7 @@ const (
 // Info is the decoded meta hash of a quiz.
 type Info struct {
 	Title     string `json:"title"`     // judul
-	Questions int    `json:"questions"` // jumlah_soal, a positive integer (Create writes 1 to 1000)
+	Questions int64  `json:"questions"` // jumlah_soal, a positive integer of at most 15 digits (Create writes 1 to 1000)
 	Status    Status `json:"status"`    // status
 }
 

@@ -104,7 +104,7 @@ func TestMetaCreateValidates(t *testing.T) {
 		err := m.Create(e.ctx, tt.title, tt.questions)
 		if tt.ok {
 			info, err2 := m.Get(e.ctx)
-			want := kuis.Info{Title: tt.title, Questions: tt.questions, Status: kuis.StatusRunning}
+			want := kuis.Info{Title: tt.title, Questions: int64(tt.questions), Status: kuis.StatusRunning}
 			if err != nil || err2 != nil || info != want {
 				t.Errorf("Create(%q, %d) = %v, then Get = %+v, %v; want %+v", tt.title, tt.questions, err, info, err2, want)
 			}

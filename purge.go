@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/kuisboard/kuis/internal/script"
 	"github.com/redis/rueidis"
@@ -20,7 +21,7 @@ import (
 func (s *Store) Purge(ctx context.Context) (int64, error) {
 	client, o := s.client, s.opts
 	var deleted int64
-	err := scanKeys(ctx, client, o.namespace+":*", o.scanCount, func(keys []string) error {
+	err := scanKeys(ctx, client, o, o.namespace+":*", func(keys []string) error {
 		cmds := make(rueidis.Commands, len(keys))
 		for i, k := range keys {
 			cmds[i] = client.B().Unlink().Key(k).Build()
@@ -52,7 +53,7 @@ func (s *Store) Quizzes(ctx context.Context) ([]string, error) {
 		pattern = o.namespace + ":meta:{*}"
 	}
 	seen := map[string]bool{}
-	err := scanKeys(ctx, client, pattern, o.scanCount, func(keys []string) error {
+	err := scanKeys(ctx, client, o, pattern, func(keys []string) error {
 		for _, k := range keys {
 			if id, ok := quizIDFromMeta(k, o); ok {
 				seen[id] = true
@@ -111,59 +112,68 @@ func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(conte
 
 // scanKeys calls page with every page of SCAN ... MATCH pattern, on the one
 // server of a standalone client or on each primary of a cluster (replicas hold
-// copies of the same keys and are skipped, so no key is seen twice because of
-// them; SCAN itself may still repeat a key).
-func scanKeys(ctx context.Context, client rueidis.Client, pattern string, count int64, page func([]string) error) error {
-	nodes, err := primaries(ctx, client)
-	if err != nil {
-		return err
+// copies of the same keys and are never asked; SCAN itself may still repeat a
+// key). On a cluster it reads the layout before and after scanning every
+// primary (clusterLayout) and scans everything again, after a pause, until
+// the two readings agree: a key that moved to another primary while the
+// primaries were scanned one after the other would otherwise be missed, and
+// a migration that stays open throughout is safe because its source is
+// scanned before its target. Each page is then seen in every attempt; page
+// must tolerate that. Only ctx ends a resharding that never settles.
+func scanKeys(ctx context.Context, client rueidis.Client, o options, pattern string, page func([]string) error) error {
+	if client.Mode() != rueidis.ClientModeCluster {
+		return scanNode(ctx, client, "", o, pattern, page)
 	}
-	for _, node := range nodes {
-		var cursor uint64
-		for {
-			entry, err := node.Do(ctx, node.B().Scan().Cursor(cursor).Match(pattern).Count(count).Build()).AsScanEntry()
-			if err != nil {
-				return err
-			}
-			if len(entry.Elements) > 0 {
-				if err := page(entry.Elements); err != nil {
+	pause := 10 * time.Millisecond
+	for {
+		before, err := clusterLayout(ctx, client)
+		if err == nil {
+			for _, sh := range before.shards {
+				if err := scanNode(ctx, sh.client, sh.addr, o, pattern, page); err != nil {
 					return err
 				}
 			}
-			cursor = entry.Cursor
-			if cursor == 0 {
-				break
+			var after layout
+			after, err = clusterLayout(ctx, client)
+			if err == nil && after.fingerprint == before.fingerprint {
+				return nil
 			}
 		}
+		if err != nil && !errors.Is(err, errUnsettled) {
+			return err
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("cluster layout kept changing during the scan: %w", ctx.Err())
+		case <-t.C:
+		}
+		pause = min(2*pause, 500*time.Millisecond)
 	}
-	return nil
 }
 
-// primaries returns the client itself on a standalone server, and a client per
-// primary on a cluster, found by asking every node ROLE.
-func primaries(ctx context.Context, client rueidis.Client) ([]rueidis.Client, error) {
-	if client.Mode() != rueidis.ClientModeCluster {
-		return []rueidis.Client{client}, nil
-	}
-	var out []rueidis.Client
-	for addr, node := range client.Nodes() {
-		role, err := node.Do(ctx, node.B().Role().Build()).ToArray()
+// scanNode pages through one node's SCAN, cursor to 0.
+func scanNode(ctx context.Context, node rueidis.Client, addr string, o options, pattern string, page func([]string) error) error {
+	var cursor uint64
+	for {
+		entry, err := node.Do(ctx, node.B().Scan().Cursor(cursor).Match(pattern).Count(o.scanCount).Build()).AsScanEntry()
 		if err != nil {
-			return nil, fmt.Errorf("ROLE on %s: %w", addr, err)
+			if addr != "" {
+				return fmt.Errorf("SCAN on %s: %w", addr, err)
+			}
+			return err
 		}
-		if len(role) == 0 {
-			return nil, fmt.Errorf("ROLE on %s: empty reply", addr)
+		if len(entry.Elements) > 0 {
+			if err := page(entry.Elements); err != nil {
+				return err
+			}
 		}
-		name, err := role[0].ToString()
-		if err != nil {
-			return nil, fmt.Errorf("ROLE on %s: %w", addr, err)
+		if o.scanHook != nil {
+			o.scanHook(addr)
 		}
-		if name == "master" {
-			out = append(out, node)
+		if cursor = entry.Cursor; cursor == 0 {
+			return nil
 		}
 	}
-	if len(out) == 0 {
-		return nil, errors.New("no primary among the cluster's nodes")
-	}
-	return out, nil
 }

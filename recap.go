@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"time"
+	"unicode/utf8"
 
 	"github.com/kuisboard/kuis/internal/script"
 	"github.com/redis/rueidis"
@@ -64,6 +65,9 @@ type AnswerRecord struct {
 // are in the answers set only: they come first in Answers, by question then
 // participant, with a zero At. A jumlah_soal above 1000 (which Create never
 // writes) lists questions up to the highest one answered past 1000.
+// Every name and the title come back byte for byte, so the recap archives
+// losslessly in JSON: a board member or title that is not valid UTF-8 (only a
+// raw write makes one) is ErrCorrupt, not a name with U+FFFD in it.
 // Errors: ErrInvalidQuizID, ErrQuizNotFound, ErrCorrupt (naming key and field,
 // member or entry), ErrBusy.
 func (s *Store) Recap(ctx context.Context, quizID string) (Recap, error) {
@@ -125,10 +129,6 @@ func (q quiz) recap(ctx context.Context, purpose string) (Recap, error) {
 		}
 		zs[i] = rueidis.ZScore{Member: p.name, Score: f}
 	}
-	standings, err := decodeStandings(r, zs, 1)
-	if err != nil {
-		return Recap{}, err
-	}
 	pairs, err := reply[2].AsStrSlice()
 	if err != nil {
 		return Recap{}, q.fail(err, "", k.answers)
@@ -137,7 +137,28 @@ func (q quiz) recap(ctx context.Context, purpose string) (Recap, error) {
 	if err != nil {
 		return Recap{}, err
 	}
-	questions, answers, err := tally(k.answers, info.Questions, pairs, logged)
+	return q.assemble(info, r, zs, pairs, logged)
+}
+
+// assemble makes the recap of what a read found: the board (or order set)
+// in ZRANGE ... REV's order, the answers set's members, the log's answers.
+func (q quiz) assemble(info Info, r ranking, zs []rueidis.ZScore, members []string, logged []AnswerRecord) (Recap, error) {
+	k := q.keys
+	standings, err := decodeStandings(r, zs, 1)
+	if err != nil {
+		return Recap{}, err
+	}
+	// JSON would archive a name that is not UTF-8 with U+FFFD in place of
+	// its bad bytes, so two such names would become one: refuse instead.
+	for _, s := range standings {
+		if !utf8.ValidString(s.Participant) {
+			return Recap{}, corrupt(r.key, "member %s is not valid UTF-8, which an archive cannot keep", quote(s.Participant))
+		}
+	}
+	if !utf8.ValidString(info.Title) {
+		return Recap{}, corrupt(k.meta, "field judul %s is not valid UTF-8, which an archive cannot keep", quote(info.Title))
+	}
+	questions, answers, err := tally(k.answers, int(min(info.Questions, maxQuestions)), members, logged)
 	if err != nil {
 		return Recap{}, err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/redis/rueidis"
 )
@@ -86,10 +85,6 @@ func (q quiz) readParts(ctx context.Context, c rueidis.DedicatedClient) (r Recap
 		return Recap{}, false, err
 	}
 	slices.Reverse(zs) // ZRANGE ... REV's order
-	standings, err := decodeStandings(rank, zs, 1)
-	if err != nil {
-		return Recap{}, false, err
-	}
 	var members []string
 	seen := map[string]bool{}
 	err = q.scan(ctx, k.answers, func(page []string) {
@@ -125,15 +120,13 @@ func (q quiz) readParts(ctx context.Context, c rueidis.DedicatedClient) (r Recap
 	if err := cmp.Or(err, bad); err != nil {
 		return Recap{}, false, err
 	}
-	questions, answers, err := tally(k.answers, info.Questions, members, logged)
-	if err != nil {
-		return Recap{}, false, err
-	}
 	exec := c.DoMulti(ctx, c.B().Multi().Build(), c.B().Exec().Build())
 	if err := exec[1].Error(); err != nil && !rueidis.IsRedisNil(err) {
 		return Recap{}, false, q.fail(err, "", k.meta)
 	}
-	r = Recap{QuizID: k.quizID, Info: info, Standings: standings, Questions: questions, Answers: answers, TakenAt: time.Now()}
+	if r, err = q.assemble(info, rank, zs, members, logged); err != nil {
+		return Recap{}, false, err
+	}
 	return r, rueidis.IsRedisNil(exec[1].Error()), nil
 }
 

@@ -117,7 +117,7 @@ func TestCheckRecapCatchesWrongOrderTimesAndCounts(t *testing.T) {
 		{student: "Citra Maharani", submissions: []submission{{question: 1, how: lostReply}}, finish: 1},
 		{student: "Dimas Prasetyo", finish: 3}, // answered nothing
 	}
-	at := func(ms int) time.Time { return time.UnixMilli(int64(1_800_000_000_000 + ms)).UTC() }
+	at := func(ms int) time.Time { return time.UnixMilli(1_800_000_000_000 + int64(ms)).UTC() }
 	good := func() kuis.Recap {
 		r := kuis.Recap{
 			Standings: []kuis.Standing{

@@ -156,11 +156,23 @@ func Miniredis(t testing.TB) (*miniredis.Miniredis, rueidis.Client) {
 // rueidis sends on connect; otherwise ClientAs fails the test.
 func ClientAs(t testing.TB, user, password string) rueidis.Client {
 	t.Helper()
+	return clientAs(t, user, password, false)
+}
+
+// ClientAsUncached is [ClientAs] with client-side caching off (DisableCache), for a user
+// the server refuses CLIENT TRACKING, which rueidis otherwise sends as it connects.
+func ClientAsUncached(t testing.TB, user, password string) rueidis.Client {
+	t.Helper()
+	return clientAs(t, user, password, true)
+}
+
+func clientAs(t testing.TB, user, password string, uncached bool) rueidis.Client {
+	t.Helper()
 	if !Real() {
 		t.Skip("ACL needs a real Redis")
 	}
 	opt := realOption()
-	opt.Username, opt.Password = user, password
+	opt.Username, opt.Password, opt.DisableCache = user, password, uncached
 	c, err := newClient(opt)
 	if err != nil {
 		t.Fatalf("redistest: as user %q: %v", user, err)

@@ -31,6 +31,18 @@ local function questions(n)
   return nil
 end
 
+-- whole formats an integer-valued number, or a reply string holding one, in
+-- full (1000000000000000), where Lua's tostring and .. keep 14 significant
+-- digits and switch to exponent form (1e+15). Anything else is returned as
+-- tostring gives it.
+local function whole(x)
+  local n = tonumber(x)
+  if n and n == math.floor(n) then
+    return string.format('%.0f', n)
+  end
+  return tostring(x)
+end
+
 -- gate builds the helpers that check a quiz's state and word refusals.
 local function gate()
   local g = {}
@@ -121,7 +133,7 @@ local function gate()
     end
     if not sound(cur) then
       return nil, g.refuse('KUIS_CORRUPT', board .. ': member ' .. string.format('%q', participant) ..
-        ' has score ' .. tostring(cur) .. ', not a non-negative multiple of 10 at most 2^53 - 10')
+        ' has score ' .. whole(cur) .. ', not a non-negative multiple of 10 at most 2^53 - 10')
     end
     return cur, nil
   end

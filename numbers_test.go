@@ -1,0 +1,107 @@
+package kuis_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/redistest"
+)
+
+// TestRecapRefusesNamesThatJSONWouldChange: two board members that differ
+// only in bytes that are not UTF-8 would both archive as "Ana\ufffd"; Recap
+// and PurgeQuiz refuse the quiz with ErrCorrupt naming the member instead, and
+// PurgeQuiz deletes nothing and never calls archive. A title that is not UTF-8
+// is refused the same way.
+func TestRecapRefusesNamesThatJSONWouldChange(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct {
+		name  string
+		write func(k kuis.Keys)
+		want  string
+	}{
+		{"member", func(k kuis.Keys) {
+			e.mustRaw("ZADD", k.Board(), "10", "Ana\xff", "10", "Ana\xfe")
+		}, `member "Ana\xf`},
+		{"title", func(k kuis.Keys) { e.mustRaw("HSET", k.Meta(), "judul", "Kuis \xc3") }, `judul "Kuis \xc3"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id, _, b := e.running(3)
+			if _, err := b.RecordAnswer(e.ctx, "Ali", 1); err != nil {
+				t.Fatal(err)
+			}
+			k := e.keys(id)
+			tt.write(k)
+			e.finish(id)
+			_, err := e.store.Recap(e.ctx, id)
+			if !errors.Is(err, kuis.ErrCorrupt) || !strings.Contains(fmt.Sprint(err), tt.want) {
+				t.Errorf("Recap: %v; want ErrCorrupt naming %s", err, tt.want)
+			}
+			before := e.dump(k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order())
+			n, err := e.store.PurgeQuiz(e.ctx, id, func(context.Context, kuis.Recap) error {
+				t.Error("archive called with a recap JSON cannot keep")
+				return nil
+			})
+			if n != 0 || !errors.Is(err, kuis.ErrCorrupt) {
+				t.Errorf("PurgeQuiz = %d, %v; want 0, ErrCorrupt", n, err)
+			}
+			if diff := cmp.Diff(before, e.dump(k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order())); diff != "" {
+				t.Errorf("PurgeQuiz changed the quiz (-before +after):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestQuestionCountOf15Digits: a jumlah_soal of up to 15 digits passes the
+// server's gate, so Get, Recap and Audit read it whole on every platform;
+// CI also runs this test built with GOARCH=386, where an int has 32 bits.
+func TestQuestionCountOf15Digits(t *testing.T) {
+	e := newEnv(t)
+	for _, count := range []string{"2147483648", "999999999999999"} {
+		t.Run(count, func(t *testing.T) {
+			id, m, b := e.running(3)
+			e.mustRaw("HSET", e.keys(id).Meta(), "jumlah_soal", count)
+			if _, err := b.RecordAnswer(e.ctx, "Ali", 1); err != nil {
+				t.Fatal(err)
+			}
+			info, err := m.Get(e.ctx)
+			if err != nil || fmt.Sprint(info.Questions) != count {
+				t.Errorf("Get = %+v, %v; want %s questions", info, err, count)
+			}
+			recap, err := e.store.Recap(e.ctx, id)
+			if err != nil || fmt.Sprint(recap.Info.Questions) != count || len(recap.Questions) != 1000 {
+				t.Errorf("Recap: %v, %s questions and %d results; want %s questions and 1000 results",
+					err, fmt.Sprint(recap.Info.Questions), len(recap.Questions), count)
+			}
+			if v, err := e.store.Audit(e.ctx, id); err != nil || len(v) != 0 {
+				t.Errorf("Audit = %+v, %v; want no violations", v, err)
+			}
+		})
+	}
+}
+
+// TestRefusalsPrintWholeNumbers: a score written raw far above what the
+// contract allows is refused, by the scripts and by the Go side, with its
+// value printed in full, not in exponent form.
+func TestRefusalsPrintWholeNumbers(t *testing.T) {
+	e := newEnv(t)
+	id, _, b := e.running(3)
+	e.mustRaw("ZADD", e.keys(id).Board(), "100000000000000000000", "Ali")
+	const want = "has score 100000000000000000000,"
+	_, err := e.store.Recap(e.ctx, id)
+	if !errors.Is(err, kuis.ErrCorrupt) || !strings.Contains(fmt.Sprint(err), want) {
+		t.Errorf("Recap of a score of 1e20: %v; want ErrCorrupt with %q", err, want)
+	}
+	if !redistest.Real() {
+		t.Skip("miniredis's Lua (gopher-lua) has no tonumber for exponent form (1e+20), which the scripts read scores with")
+	}
+	_, err = b.RecordAnswer(e.ctx, "Ali", 1)
+	if !errors.Is(err, kuis.ErrCorrupt) || !strings.Contains(fmt.Sprint(err), want) {
+		t.Errorf("RecordAnswer over a score of 1e20: %v; want ErrCorrupt with %q", err, want)
+	}
+}
