@@ -16,7 +16,7 @@ import (
 // only in bytes that are not UTF-8 would both archive as "Ana\ufffd"; Recap
 // and PurgeQuiz refuse the quiz with ErrCorrupt naming the member instead, and
 // PurgeQuiz deletes nothing and never calls archive. A title that is not UTF-8
-// is refused the same way.
+// is refused the same way, whether the quiz is read in one script or in parts.
 func TestRecapRefusesNamesThatJSONWouldChange(t *testing.T) {
 	e := newEnv(t)
 	tests := []struct {
@@ -29,31 +29,34 @@ func TestRecapRefusesNamesThatJSONWouldChange(t *testing.T) {
 		}, `member "Ana\xf`},
 		{"title", func(k kuis.Keys) { e.mustRaw("HSET", k.Meta(), "judul", "Kuis \xc3") }, `judul "Kuis \xc3"`},
 	}
+	parts := e.storeOn(e.client, kuis.WithRecapLimit(0)) // reads every quiz in parts
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			id, _, b := e.running(3)
-			if _, err := b.RecordAnswer(e.ctx, "Ali", 1); err != nil {
-				t.Fatal(err)
-			}
-			k := e.keys(id)
-			tt.write(k)
-			e.finish(id)
-			_, err := e.store.Recap(e.ctx, id)
-			if !errors.Is(err, kuis.ErrCorrupt) || !strings.Contains(fmt.Sprint(err), tt.want) {
-				t.Errorf("Recap: %v; want ErrCorrupt naming %s", err, tt.want)
-			}
-			before := e.dump(k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order())
-			n, err := e.store.PurgeQuiz(e.ctx, id, func(context.Context, kuis.Recap) error {
-				t.Error("archive called with a recap JSON cannot keep")
-				return nil
+		for _, store := range []*kuis.Store{e.store, parts} {
+			t.Run(tt.name, func(t *testing.T) {
+				id, _, b := e.running(3)
+				if _, err := b.RecordAnswer(e.ctx, "Ali", 1); err != nil {
+					t.Fatal(err)
+				}
+				k := e.keys(id)
+				tt.write(k)
+				e.finish(id)
+				_, err := store.Recap(e.ctx, id)
+				if !errors.Is(err, kuis.ErrCorrupt) || !strings.Contains(fmt.Sprint(err), tt.want) {
+					t.Errorf("Recap: %v; want ErrCorrupt naming %s", err, tt.want)
+				}
+				before := e.dump(k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order())
+				n, err := store.PurgeQuiz(e.ctx, id, func(context.Context, kuis.Recap) error {
+					t.Error("archive called with a recap JSON cannot keep")
+					return nil
+				})
+				if n != 0 || !errors.Is(err, kuis.ErrCorrupt) {
+					t.Errorf("PurgeQuiz = %d, %v; want 0, ErrCorrupt", n, err)
+				}
+				if diff := cmp.Diff(before, e.dump(k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order())); diff != "" {
+					t.Errorf("PurgeQuiz changed the quiz (-before +after):\n%s", diff)
+				}
 			})
-			if n != 0 || !errors.Is(err, kuis.ErrCorrupt) {
-				t.Errorf("PurgeQuiz = %d, %v; want 0, ErrCorrupt", n, err)
-			}
-			if diff := cmp.Diff(before, e.dump(k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order())); diff != "" {
-				t.Errorf("PurgeQuiz changed the quiz (-before +after):\n%s", diff)
-			}
-		})
+		}
 	}
 }
 
