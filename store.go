@@ -13,6 +13,7 @@ import (
 type Store struct {
 	client rueidis.Client
 	opts   options
+	rec    *coalescer // RecordAnswer's queues, one per quiz
 }
 
 // New validates the client and the options and returns a Store. It does no
@@ -30,7 +31,7 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 	if client.Mode() == rueidis.ClientModeCluster && !o.hashTag {
 		return nil, ErrNeedsHashTag
 	}
-	return &Store{client: resending{client}, opts: o}, nil
+	return &Store{client: resending{client}, opts: o, rec: newCoalescer()}, nil
 }
 
 // Keys returns the key names of quiz quizID. It does no I/O. A quiz ID must be
@@ -68,5 +69,5 @@ func (s *Store) quiz(quizID string) (quiz, error) {
 	if err != nil {
 		return quiz{}, err
 	}
-	return quiz{client: s.client, keys: k, opts: s.opts}, nil
+	return quiz{client: s.client, keys: k, opts: s.opts, rec: s.rec}, nil
 }
