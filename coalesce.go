@@ -18,9 +18,8 @@ import (
 // are queued answers to send, so no goroutine outlives the calls it serves.
 
 const (
-	// maxChunk bounds the answers of one script run: about 4 µs of server
-	// time each, so that no run holds the server much beyond 0.3 ms.
-	maxChunk = 64
+	// maxChunk bounds the answers of one script run (see script.MaxAnswers).
+	maxChunk = script.MaxAnswers
 	// maxInFlight is how many runs of one quiz may be in flight at once:
 	// two, so that one run's answers queue while the other's round trip is
 	// under way, and the server always has the next run at hand.
