@@ -39,12 +39,12 @@ type AnswerResult struct {
 // SADD answers (the exactly-once test) and for a new pair XADD log (the entry
 // ID holds the server's time), ZINCRBY board 10 and ZADD order; O(log N).
 // Calls to one quiz that arrive while one of its runs is in flight share the
-// next run (up to 64 answers, each still checked and counted on its own), so
-// that many concurrent callers cost the server far less than one script each;
-// a lone caller sends at once. The first call adds 10 points and returns
-// {Score: new, Duplicate: false}; every repeat adds nothing and returns
-// {Score: current, Duplicate: true}, even after the quiz is finished (only
-// new answers are refused then). It is therefore safe to retry after any
+// next run (up to 32 answers, each still checked and counted on its own), so
+// that many concurrent callers cost the server about half the time of one
+// script each; a lone caller sends at once. The first call adds 10 points and
+// returns {Score: new, Duplicate: false}; every repeat adds nothing and
+// returns {Score: current, Duplicate: true}, even after the quiz is finished
+// (only new answers are refused then). It is therefore safe to retry after any
 // error, including a timeout after the server applied the write and the
 // teacher finished the quiz before the retry.
 //
@@ -72,7 +72,7 @@ func (b *Board) RecordAnswer(ctx context.Context, participant string, question i
 }
 
 // RecordAnswers records many answers, each exactly as RecordAnswer does, in
-// input order: runs of RecordAnswer's script of up to 64 answers each, all
+// input order: runs of RecordAnswer's script of up to 32 answers each, all
 // pipelined in one round trip (EVALSHA, and EVAL only for the runs answered
 // NOSCRIPT); O(log N) per answer. It serves bulk imports and rebuilding a
 // board from its answers.

@@ -398,7 +398,7 @@ func (c *flushingClient) DoMulti(ctx context.Context, cmds ...rueidis.Completed)
 		return c.Client.DoMulti(ctx, cmds...)
 	}
 	scripts := func(cmd func(rueidis.Client) rueidis.Completed) {
-		for addr, node := range c.Client.Nodes() {
+		for addr, node := range c.Nodes() {
 			if err := node.Do(ctx, cmd(node)).Error(); err != nil {
 				c.err = errors.Join(c.err, fmt.Errorf("%s: %w", addr, err))
 			}

@@ -9,7 +9,9 @@ import (
 // for the quiz application, [Store.Meta] for the teacher) and runs the
 // operations on a whole quiz or namespace (Recap, PurgeQuiz, Purge, Quizzes,
 // Audit). A *Store is cheap, safe for concurrent use, and holds no connections
-// of its own: the caller owns the client and closes it.
+// of its own: the caller owns the client and closes it. It keeps the queues of
+// RecordAnswer calls waiting to share a script run (see Board.RecordAnswer),
+// which no other Store shares, and runs no goroutine while no call waits.
 type Store struct {
 	client rueidis.Client
 	opts   options
