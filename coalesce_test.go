@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/kuisboard/kuis"
 	"github.com/kuisboard/kuis/internal/script"
 	"github.com/redis/rueidis"
@@ -464,5 +465,33 @@ func TestRecordAnswersFirstPositionAfterNoscript(t *testing.T) {
 	}
 	if log := logFields(e, e.keys(id)); len(log) != n-1 {
 		t.Errorf("log of %d entries; want %d", len(log), n-1)
+	}
+}
+
+// TestLogThatTakesNoEntryRefusesAndWritesNothing: a log whose last entry ID
+// is the greatest possible takes no XADD *: every new answer of a run is
+// refused with ErrCorrupt and nothing is written, not even the pair.
+func TestLogThatTakesNoEntryRefusesAndWritesNothing(t *testing.T) {
+	e := newEnv(t)
+	id, _, b := e.running(3)
+	k := e.keys(id)
+	if _, err := b.RecordAnswer(e.ctx, "Citra", 1); err != nil {
+		t.Fatal(err)
+	}
+	e.mustRaw("XADD", k.Log(), "18446744073709551615-18446744073709551615", "peserta", "Eka", "soal", "1", "skor", "10")
+	before := e.dump(fiveKeys(k)...)
+	out, err := b.RecordAnswers(e.ctx, []kuis.AnswerInput{{"Ali", 1}, {"Citra", 1}, {"Budi", 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []kuis.AnswerResult{{Err: kuis.ErrCorrupt}, {Answer: kuis.Answer{Score: 10, Duplicate: true}}, {Err: kuis.ErrCorrupt}}
+	if diff := cmp.Diff(want, out, cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("RecordAnswers (-want +got):\n%s", diff)
+	}
+	if _, err := b.RecordAnswer(e.ctx, "Dewi", 3); !errors.Is(err, kuis.ErrCorrupt) {
+		t.Errorf("RecordAnswer(Dewi, 3) = %v; want ErrCorrupt", err)
+	}
+	if diff := cmp.Diff(before, e.dump(fiveKeys(k)...)); diff != "" {
+		t.Errorf("refused answers changed keys (-before +after):\n%s", diff)
 	}
 }

@@ -498,6 +498,7 @@ func ExampleACLRules() {
 	// +zincrby
 	// +sismember
 	// +sadd
+	// +srem
 	// +xadd
 	// +xlen
 	// +zadd

@@ -3,7 +3,8 @@
 -- the order given, in one atomic step.
 -- KEYS[1] meta, KEYS[2] board, KEYS[3] answers, KEYS[4] log, KEYS[5] order
 -- ARGV: one or more pairs of participant (validated in Go) and question
--- (decimal, >= 1): ARGV[2i-1], ARGV[2i] is answer i.
+-- (decimal, >= 1): ARGV[2i-1], ARGV[2i] is answer i. The Go side sends at
+-- most MaxAnswers (script.go) pairs, so that no run holds the server long.
 -- Reply: one element per answer, in order: {score, duplicate}, the
 -- participant's score after that answer and 1 when the pair was already
 -- answered (nothing written), else 0; or that answer's refusal as an error
@@ -22,12 +23,13 @@ local unit = 4398046511104 -- 2^42 ms: until the year 2109
 
 -- place writes the log entry, the score and the place of a new answer (the
 -- caller writes the pair). XADD goes first: when it fails (a log of the
--- wrong type) nothing is written, and place returns nil.
+-- wrong type, or one whose last ID is the greatest possible) nothing is
+-- written, and place returns nil and XADD's error.
 local function place(participant, question, cur)
   local score = (tonumber(cur) or 0) + 10
   local id = redis.pcall('XADD', log, '*', 'peserta', participant, 'soal', question, 'skor', score)
   if type(id) ~= 'string' then
-    return nil
+    return nil, id.err
   end
   local ms = tonumber(string.match(id, '^%d+'))
   redis.call('ZINCRBY', board, 10, participant)
@@ -35,14 +37,15 @@ local function place(participant, question, cur)
   return {tostring(score), 0}
 end
 
--- What holds for the whole chunk is checked once: the quiz runs, the ACL
--- user may run every write, and the log and order set are of their types
--- (so that no write after SADD can fail).
+-- What holds for the whole run is checked once: the quiz runs, the ACL user
+-- may run every write (and SREM, to take a pair back), and the log and order
+-- set are of their types, so that no write after SADD fails. Otherwise every
+-- answer goes the long way.
 local f = redis.pcall('HMGET', meta, 'status', 'jumlah_soal')
 local n = f[1] == 'berjalan' and questions(f[2])
 if n then
   local acl = redis.acl_check_cmd
-  if acl and not (acl('SADD', answers, 'a') and acl('XADD', log, '*', 'a', 'b')
+  if acl and not (acl('SADD', answers, 'a') and acl('SREM', answers, 'a') and acl('XADD', log, '*', 'a', 'b')
       and acl('ZINCRBY', board, '10', 'a') and acl('ZADD', order, '0', 'a')) then
     n = nil
   end
@@ -77,8 +80,8 @@ local function quick(participant, question)
   local reply = place(participant, question, cur)
   if not reply then
     -- XADD * on a stream fails only once its last ID is the greatest
-    -- possible; the pair goes, and the long way words the refusal.
-    redis.pcall('SREM', answers, pair)
+    -- possible: the pair goes, and the long way words the refusal.
+    redis.call('SREM', answers, pair)
   end
   return reply
 end
@@ -137,9 +140,9 @@ local function slow(participant, question)
   if err then
     return err
   end
-  local reply = place(participant, question, cur)
+  local reply, xerr = place(participant, question, cur)
   if not reply then
-    return g.refuse('KUIS_CORRUPT', log .. ': not a stream')
+    return g.refuse('KUIS_CORRUPT', log .. ': takes no entry: ' .. tostring(xerr))
   end
   redis.call('SADD', answers, pair)
   return reply
