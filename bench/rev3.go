@@ -162,8 +162,8 @@ func parseFields(value string) map[string]string {
 	return out
 }
 
-// pipelined sends n fresh answers through one script as EVALSHA, per
-// answers per call, 1000 answers per round trip from one goroutine (so the
+// pipelined sends n fresh answers through one script as EVALSHA (or, for
+// sha "", as ZINCRBY keys[0] 10 participant), per answers per call, 1000 answers per round trip from one goroutine (so the
 // server, not the client, is the bottleneck), and returns what the server
 // spent on them.
 func (r *runner) pipelined(sha string, keys []string, n, per int) (serverCost, error) {
@@ -188,10 +188,20 @@ func (r *runner) pipelined(sha string, keys []string, n, per int) (serverCost, e
 				args = append(args, p, strconv.Itoa(q))
 				call = append(call, sent{p, q})
 			}
-			cmds = append(cmds, r.client.B().Evalsha().Sha1(sha).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+			if sha == "" {
+				cmds = append(cmds, r.client.B().Zincrby().Key(keys[0]).Increment(10).Member(args[0]).Build())
+			} else {
+				cmds = append(cmds, r.client.B().Evalsha().Sha1(sha).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+			}
 			calls = append(calls, call)
 		}
 		for i, res := range r.client.DoMulti(r.ctx, cmds...) {
+			if sha == "" {
+				if err := res.Error(); err != nil {
+					return serverCost{}, err
+				}
+				continue
+			}
 			if per == 1 {
 				if err := checkCounted(res, calls[i][0].p, calls[i][0].q); err != nil {
 					return serverCost{}, err
@@ -226,18 +236,28 @@ func (c serverCost) usecPerAnswer() float64 {
 	return round(float64(c.usec)/float64(max(c.answers, 1)), 2)
 }
 
+// The variants scriptCost measures, in its result's order.
+const (
+	costRev2    = iota // revision 2's script, one answer per call
+	costRev3           // revision 3's script before coalescing, one answer per call
+	costSingle         // today's script, one answer per run
+	costChunked        // today's script, runs of script.MaxAnswers answers
+	costZincrby        // bare ZINCRBY, for scale
+	costVariants
+)
+
 // scriptCost measures record scripts by turns: one warm-up slice each, then
-// rounds slices of n/rounds answers each, each script to a quiz of its own:
-// revision 2's and revision 3's one answer per call, and today's in runs of
-// chunk answers.
-func (r *runner) scriptCost(n, chunk int) (costs [3]serverCost, err error) {
-	var shas [3]string
-	var keys [3][]string
-	per := [3]int{1, 1, chunk}
+// rounds slices of n/rounds answers each, each to a quiz of its own, and bare
+// ZINCRBY the same way.
+func (r *runner) scriptCost(n int) (costs [costVariants]serverCost, err error) {
+	var shas [costVariants]string
+	var keys [costVariants][]string
+	per := [costVariants]int{1, 1, 1, script.MaxAnswers, 1}
 	for i, v := range []struct {
 		id, src string
 		keys    func(kuis.Keys) []string
-	}{{"cpu-rev2", rev2Source, rev2Keys}, {"cpu-rev3", rev3Source, rev3Keys}, {"cpu-chunk", script.RecordAnswerSource, rev3Keys}} {
+	}{{"cpu-rev2", rev2Source, rev2Keys}, {"cpu-rev3", rev3Source, rev3Keys},
+		{"cpu-single", script.RecordAnswerSource, rev3Keys}, {"cpu-chunk", script.RecordAnswerSource, rev3Keys}} {
 		if _, err := r.quiz(v.id, answerQuestions); err != nil {
 			return costs, err
 		}
@@ -250,8 +270,9 @@ func (r *runner) scriptCost(n, chunk int) (costs [3]serverCost, err error) {
 			return costs, err
 		}
 	}
+	keys[costZincrby] = []string{r.rawKey("cpu-zincrby")}
 	slice := max(1, n/rounds)
-	r.logf("server cost: %d answers per script in %d interleaved slices, after a warm-up slice each ...", slice*rounds, rounds)
+	r.logf("server cost: %d answers per variant in %d interleaved slices, after a warm-up slice each ...", slice*rounds, rounds)
 	for round := -1; round < rounds; round++ {
 		for i := range costs {
 			c, err := r.pipelined(shas[i], keys[i], slice, per[i])
@@ -263,9 +284,9 @@ func (r *runner) scriptCost(n, chunk int) (costs [3]serverCost, err error) {
 			}
 		}
 	}
-	r.logf("µs per answer in EVALSHA, CPU: rev2 %.2f, %.2f; rev3 one per call %.2f, %.2f; runs of %d %.2f, %.2f",
-		costs[0].usecPerAnswer(), costs[0].cpuPerAnswer(), costs[1].usecPerAnswer(), costs[1].cpuPerAnswer(),
-		chunk, costs[2].usecPerAnswer(), costs[2].cpuPerAnswer())
+	for i, name := range []string{"rev2", "rev3 one per call", "today's one per run", fmt.Sprintf("today's runs of %d", script.MaxAnswers), "ZINCRBY"} {
+		r.logf("%-22s %6.2f µs per answer in EVALSHA, %6.2f µs CPU", name, costs[i].usecPerAnswer(), costs[i].cpuPerAnswer())
+	}
 	return costs, nil
 }
 
@@ -346,11 +367,15 @@ type Rev3 struct {
 	UsecPerCallAfter   float64 `json:"evalsha_usec_per_call_after"`
 	CPUPerAnswerBefore float64 `json:"cpu_us_per_answer_before"`
 	CPUPerAnswerAfter  float64 `json:"cpu_us_per_answer_after"`
-	// Today's script fed runs of script.MaxAnswers answers ("after" is
-	// revision 3's script of one answer per call).
+	// Today's script, one answer per run and runs of script.MaxAnswers
+	// answers ("after" is revision 3's script before coalescing), and bare
+	// ZINCRBY, the same way.
+	UsecPerAnswerSingle  float64 `json:"evalsha_usec_per_answer_single"`
+	CPUPerAnswerSingle   float64 `json:"cpu_us_per_answer_single"`
 	UsecPerAnswerChunked float64 `json:"evalsha_usec_per_answer_chunked"`
 	UsecPerCallChunked   float64 `json:"evalsha_usec_per_call_chunked"`
 	CPUPerAnswerChunked  float64 `json:"cpu_us_per_answer_chunked"`
+	CPUPerZincrby        float64 `json:"cpu_us_per_zincrby"`
 	Record64Before       float64 `json:"rev2_record_answer_64_ops"`
 	Record64After        float64 `json:"record_answer_64_ops"`
 	MemAnswers           int     `json:"mem_answers"`
@@ -377,15 +402,17 @@ func (m Rev3) memPerAnswer(sizes ...int64) float64 {
 // rev3 runs the revision 3 measurements and prints a table and a JSON line.
 func (r *runner) rev3(w io.Writer, cfg config) error {
 	var res Rev3
-	costs, err := r.scriptCost(cfg.rev3Answers, script.MaxAnswers)
+	costs, err := r.scriptCost(cfg.rev3Answers)
 	if err != nil {
 		return err
 	}
-	before, after, chunked := costs[0], costs[1], costs[2]
+	before, after, single, chunked := costs[costRev2], costs[costRev3], costs[costSingle], costs[costChunked]
 	res.UsecPerCallBefore, res.UsecPerCallAfter = before.usecPerCall(), after.usecPerCall()
 	res.CPUPerAnswerBefore, res.CPUPerAnswerAfter = before.cpuPerAnswer(), after.cpuPerAnswer()
+	res.UsecPerAnswerSingle, res.CPUPerAnswerSingle = single.usecPerAnswer(), single.cpuPerAnswer()
 	res.UsecPerAnswerChunked, res.CPUPerAnswerChunked = chunked.usecPerAnswer(), chunked.cpuPerAnswer()
 	res.UsecPerCallChunked = chunked.usecPerCall()
+	res.CPUPerZincrby = costs[costZincrby].cpuPerAnswer()
 
 	rec, err := r.quiz("record", answerQuestions)
 	if err != nil {
@@ -445,6 +472,8 @@ func writeRev3Table(w io.Writer, r Rev3, cfg config) {
 	fmt.Fprintln(w, strings.Repeat("-", 92))
 	row("server time in EVALSHA per answer (commandstats)", r.UsecPerCallAfter, r.UsecPerAnswerChunked, "µs")
 	row("server CPU per answer (INFO cpu)", r.CPUPerAnswerAfter, r.CPUPerAnswerChunked, "µs")
+	row("  the same, today's script with one answer per run", r.CPUPerAnswerAfter, r.CPUPerAnswerSingle, "µs")
+	row("  bare ZINCRBY, pipelined the same way (for scale)", r.CPUPerAnswerAfter, r.CPUPerZincrby, "µs")
 	row(fmt.Sprintf("server time per call (one run of %d answers)", script.MaxAnswers), r.UsecPerCallAfter, r.UsecPerCallChunked, "µs")
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-50s %10s %10s  %-6s %12s\n", "Board.Standing p50, one goroutine", "1,000", format(float64(cfg.bigMembers)), "unit", "big/1k")
