@@ -22,7 +22,8 @@ const (
 	maxChunk = script.MaxAnswers
 	// maxInFlight is how many runs of one quiz may be in flight at once:
 	// two, so that one run's answers queue while the other's round trip is
-	// under way, and the server always has the next run at hand.
+	// under way, and the server always has the next run at hand. Three, four
+	// or no bound measured slower (BENCHMARKS.md): the runs get smaller.
 	maxInFlight = 2
 )
 
@@ -39,7 +40,8 @@ type lane struct {
 	queue    []*pending
 }
 
-// pending is one RecordAnswer call waiting in a lane.
+// pending is one RecordAnswer call waiting in a lane. It holds the call's
+// ctx only while the call waits, to leave it out of a run once it has ended.
 type pending struct {
 	ctx         context.Context
 	participant string
