@@ -81,8 +81,9 @@ func ACLRules(role Role, opts ...Option) []string {
 			"+smembers", "+xrange",
 			// Recap of a big quiz, in pages inside WATCH.
 			"+scard", "+watch", "+unwatch", "+zscan", "+sscan",
-			// What the record scripts call.
-			"+hmget", "+exists", "+zincrby", "+sismember", "+sadd", "+xadd", "+xlen", "+zadd",
+			// What the record scripts call (SREM takes back a pair whose log
+			// entry could not be written).
+			"+hmget", "+exists", "+zincrby", "+sismember", "+sadd", "+srem", "+xadd", "+xlen", "+zadd",
 			// EVAL declares every key read-write; this selector lets the
 			// scripts name meta, while the commands inside stay checked above.
 			"("+board+" "+answers+" "+log+" "+order+" "+meta+" +evalsha +eval +evalsha_ro +eval_ro)")

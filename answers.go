@@ -35,15 +35,18 @@ type AnswerResult struct {
 
 // RecordAnswer counts a correct answer to question (1 to jumlah_soal) at most
 // once per participant: the only way points are earned, exactly 10 each. It
-// is one atomic script that checks the quiz (HMGET meta), the pair (SISMEMBER
-// answers) and the score (ZSCORE board, ZSCORE order), then runs XADD log
-// (the entry ID holds the server's time), ZINCRBY board 10, SADD answers and
-// ZADD order (O(log N)). The first call adds 10 points and returns {Score: new,
-// Duplicate: false}; every repeat adds nothing and returns {Score: current,
-// Duplicate: true}, even after the quiz is finished (only new answers are
-// refused then). It is therefore safe to retry after any error, including a
-// timeout after the server applied the write and the teacher finished the quiz
-// before the retry.
+// runs the record script, one atomic step: HMGET meta, ZSCORE board, then
+// SADD answers (the exactly-once test) and for a new pair XADD log (the entry
+// ID holds the server's time), ZINCRBY board 10 and ZADD order; O(log N).
+// Calls to one quiz that arrive while one of its runs is in flight share the
+// next run (up to 32 answers, each still checked and counted on its own), so
+// that many concurrent callers cost the server about half the time of one
+// script each; a lone caller sends at once. The first call adds 10 points and
+// returns {Score: new, Duplicate: false}; every repeat adds nothing and
+// returns {Score: current, Duplicate: true}, even after the quiz is finished
+// (only new answers are refused then). It is therefore safe to retry after any
+// error, including a timeout after the server applied the write and the
+// teacher finished the quiz before the retry.
 //
 // Checks, in order: ErrInvalidParticipant and ErrInvalidQuestion (question < 1)
 // before any I/O; then on the server ErrForbidden (the ACL user may not write
@@ -52,58 +55,118 @@ type AnswerResult struct {
 // (question > jumlah_soal), ErrCorrupt (answers set, log, order set or score
 // breaks the contract). Refusals write nothing, and so does a Duplicate: a
 // repeat leaves the participant's time, and place among equal scores, as it was.
+//
+// ctx bounds the wait: a call whose ctx ends while its answer waits for a run
+// returns ctx's error and its answer is never sent; one whose ctx ends after
+// its answer was sent returns ctx's error, and the answer may have been
+// counted (a retry answers Duplicate).
 func (b *Board) RecordAnswer(ctx context.Context, participant string, question int) (Answer, error) {
 	if err := b.q.checkAnswer(participant, question); err != nil {
 		return Answer{}, err
 	}
-	res := script.RecordAnswer.Exec(ctx, b.q.client, b.q.keys.all(), []string{participant, strconv.Itoa(question)})
-	return b.decodeAnswer(res, participant)
+	reply, err := b.q.rec.record(ctx, b.q.client, b.q.keys, participant, question)
+	if err != nil {
+		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
+	}
+	return b.decodeAnswer(reply, participant)
 }
 
-// RecordAnswers records many answers, each exactly as RecordAnswer does (its
-// own atomic script run): one EVALSHA of RecordAnswer's script per valid
-// answer, pipelined in one round trip, and EVAL only for those answered
-// NOSCRIPT; O(log N) per answer. It serves bulk imports and rebuilding a board
-// from its answers.
+// RecordAnswers records many answers, each exactly as RecordAnswer does, in
+// input order: runs of RecordAnswer's script of up to 32 answers each, all
+// pipelined in one round trip (EVALSHA, and EVAL only for the runs answered
+// NOSCRIPT); O(log N) per answer. It serves bulk imports and rebuilding a
+// board from its answers.
 //
 // The result has one AnswerResult per input, in order. An entry that fails
 // carries its own error in Err: an invalid participant or question (that
 // entry is not sent), or its refusal by the server (ErrQuizFinished,
 // ErrInvalidQuestion, ...). A refused entry never hides the others' results.
-// The returned error is only for the call as a whole: a context or connection
-// error, after which the entries it hit carry it too and may or may not have
-// been applied. Retrying the whole batch is safe: what was applied answers
-// Duplicate.
+// A pair given more than once counts at its first position; a later position
+// is not sent and answers as a repeat at that point of the batch would:
+// Duplicate with the participant's score as of their latest earlier entry, or
+// the first position's error. The returned error is only for the call as a
+// whole: a context or connection error, after which the entries it hit carry
+// it too and may or may not have been applied. Retrying the whole batch is
+// safe: what was applied answers Duplicate.
 func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]AnswerResult, error) {
 	out := make([]AnswerResult, len(answers))
-	execs := make([]rueidis.LuaExec, 0, len(answers))
-	sent := make([]int, 0, len(answers)) // the input index of each exec
-	keys := b.q.keys.all()
+	first := make(map[AnswerInput]int, len(answers)) // each valid pair's first position
+	var sent []int                                   // the input index of each answer sent, in order
 	for i, a := range answers {
 		if err := b.q.checkAnswer(a.Participant, a.Question); err != nil {
 			out[i].Err = err
 			continue
 		}
-		execs = append(execs, rueidis.LuaExec{Keys: keys, Args: []string{a.Participant, strconv.Itoa(a.Question)}})
+		if _, seen := first[a]; seen {
+			continue
+		}
+		first[a] = i
 		sent = append(sent, i)
 	}
-	if len(execs) == 0 {
+	if len(sent) == 0 {
 		return out, nil
 	}
+	keys := b.q.keys.all()
+	execs := make([]rueidis.LuaExec, 0, (len(sent)+maxChunk-1)/maxChunk)
+	for lo := 0; lo < len(sent); lo += maxChunk {
+		chunk := sent[lo:min(lo+maxChunk, len(sent))]
+		args := make([]string, 0, 2*len(chunk))
+		for _, i := range chunk {
+			args = append(args, answers[i].Participant, strconv.Itoa(answers[i].Question))
+		}
+		execs = append(execs, rueidis.LuaExec{Keys: keys, Args: args})
+	}
 	var callErr error
-	for j, res := range script.RecordAnswerBatch.Exec(ctx, b.q.client, execs) {
-		i := sent[j]
-		out[i].Answer, out[i].Err = b.decodeAnswer(res, answers[i].Participant)
-		if _, server := rueidis.IsRedisErr(res.Error()); res.Error() != nil && !server && callErr == nil {
-			callErr = out[i].Err
+	for c, res := range script.RecordAnswerBatch.Exec(ctx, b.q.client, execs) {
+		chunk := sent[c*maxChunk : min((c+1)*maxChunk, len(sent))]
+		replies, err := res.ToArray()
+		if err == nil && len(replies) != len(chunk) {
+			err = errReplyLength(len(replies), len(chunk))
+		}
+		for j, i := range chunk {
+			if err != nil {
+				out[i].Err = b.q.fail(err, answers[i].Participant, b.q.keys.board)
+				continue
+			}
+			out[i].Answer, out[i].Err = b.decodeAnswer(replies[j], answers[i].Participant)
+		}
+		if _, server := rueidis.IsRedisErr(err); err != nil && !server && callErr == nil {
+			callErr = out[chunk[0]].Err
+		}
+	}
+	// Later positions of a pair answer as repeats, with the participant's
+	// score as of their latest earlier entry.
+	latest := make(map[string]int, len(first))
+	for i, a := range answers {
+		f, valid := first[a]
+		switch {
+		case !valid:
+		case i == f:
+			if out[i].Err == nil {
+				latest[a.Participant] = i
+			}
+		case out[f].Err != nil:
+			out[i].Err = out[f].Err
+		default:
+			out[i].Answer = Answer{Score: out[latest[a.Participant]].Score, Duplicate: true}
+			latest[a.Participant] = i
 		}
 	}
 	return out, callErr
 }
 
-// decodeAnswer reads record_answer.lua's {score, duplicate} reply.
-func (b *Board) decodeAnswer(res rueidis.RedisResult, participant string) (Answer, error) {
-	reply, err := res.ToArray()
+// errReplyLength reports a record script reply with the wrong number of answers.
+func errReplyLength(got, want int) error {
+	return fmt.Errorf("record script replied %d answers, want %d", got, want)
+}
+
+// decodeAnswer reads one answer's element of record_answer.lua's reply:
+// {score, duplicate} or the answer's refusal.
+func (b *Board) decodeAnswer(m rueidis.RedisMessage, participant string) (Answer, error) {
+	if err := m.Error(); err != nil {
+		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
+	}
+	reply, err := m.ToArray()
 	if err != nil {
 		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
 	}

@@ -502,6 +502,7 @@ func ExampleACLRules() {
 	// +zincrby
 	// +sismember
 	// +sadd
+	// +srem
 	// +xadd
 	// +xlen
 	// +zadd

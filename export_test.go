@@ -12,3 +12,23 @@ var WithRecapLimit = withRecapLimit
 // WithScanHook lets the external tests act after every SCAN page of Purge and
 // Quizzes, with the address of the node scanned.
 var WithScanHook = withScanHook
+
+// The coalescer's bounds, for the tests that fill its queues.
+const (
+	MaxChunk    = maxChunk
+	MaxInFlight = maxInFlight
+)
+
+// Queued is how many RecordAnswer calls to quiz quizID wait in s's queue.
+func Queued(s *Store, quizID string) int {
+	k, err := s.Keys(quizID)
+	if err != nil {
+		return 0
+	}
+	s.rec.mu.Lock()
+	defer s.rec.mu.Unlock()
+	if l := s.rec.lanes[k.board]; l != nil {
+		return len(l.queue)
+	}
+	return 0
+}

@@ -46,7 +46,7 @@ func (r *runner) goredisNaive(rdb *redis.Client, k kuis.Keys, workers int) workl
 			return 1, err
 		}
 		return 1, rdb.ZIncrBy(ctx, k.Board(), 10, p).Err()
-	}}
+	}, nil}
 }
 
 // recordScript is RecordAnswer's own Lua, byte for byte, for go-redis to run:
@@ -54,15 +54,18 @@ func (r *runner) goredisNaive(rdb *redis.Client, k kuis.Keys, workers int) workl
 var recordScript = redis.NewScript(script.RecordAnswerSource)
 
 // goredisRecord runs RecordAnswer's script once through go-redis (EVALSHA,
-// EVAL on NOSCRIPT) and decodes its {score, duplicate} reply.
+// EVAL on NOSCRIPT) for one answer and decodes its reply, {{score, duplicate}}.
 func goredisRecord(ctx context.Context, rdb *redis.Client, k kuis.Keys, participant string, question int) error {
-	reply, err := recordScript.Run(ctx, rdb, rev3Keys(k),
-		participant, strconv.Itoa(question)).Int64Slice()
+	reply, err := recordScript.Run(ctx, rdb, rev3Keys(k), participant, strconv.Itoa(question)).Slice()
 	if err != nil {
 		return err
 	}
-	if len(reply) != 2 || reply[1] != 0 {
-		return fmt.Errorf("answer (%s, %d): reply %v, want {score, 0}", participant, question, reply)
+	var answer []any
+	if len(reply) == 1 {
+		answer, _ = reply[0].([]any)
+	}
+	if len(answer) != 2 || answer[1] != int64(0) {
+		return fmt.Errorf("answer (%s, %d): reply %v, want {{score, 0}}", participant, question, reply)
 	}
 	return nil
 }
@@ -73,5 +76,5 @@ func (r *runner) goredisScript(rdb *redis.Client, k kuis.Keys, workers int) work
 	return workload{"goredis_script", workers, func(int, int) (int, error) {
 		p, q := r.freshPair()
 		return 1, goredisRecord(context.Background(), rdb, k, p, q)
-	}}
+	}, nil}
 }

@@ -20,7 +20,10 @@ import (
 // Revision 3 of the contract added two keys to every quiz, an answer log (a
 // stream) and an order set, both written by RecordAnswer's script. -rev3
 // measures what that costs against revision 2's script (rev2/, copied byte for
-// byte from the commit before revision 3), side by side on one server.
+// byte from the commit before revision 3), side by side on one server. It
+// also measures what coalescing saves the server: revision 3's script of one
+// answer per run (rev3/, copied byte for byte from the commit before) against
+// today's, fed runs of 64 answers.
 
 var (
 	//go:embed rev2/gate.lua
@@ -28,6 +31,18 @@ var (
 	//go:embed rev2/record_answer.lua
 	rev2RecordAnswer string
 )
+
+var (
+	//go:embed rev3/gate.lua
+	rev3Gate string
+	//go:embed rev3/record_answer.lua
+	rev3RecordAnswer string
+)
+
+// rev3Source is revision 3's script as it was before answers were coalesced:
+// one answer per run, KEYS as today's. It is the "before" of the server cost
+// per answer of today's script, which takes up to 64 answers per run.
+var rev3Source = rev3Gate + rev3RecordAnswer
 
 // rev2Source is revision 2's RecordAnswer script: KEYS meta, board, answers.
 var rev2Source = rev2Gate + rev2RecordAnswer
@@ -43,9 +58,18 @@ func rev3Keys(k kuis.Keys) []string {
 	return []string{k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order()}
 }
 
-// checkCounted checks a record script's reply {score, 0}: a counted answer.
+// checkCounted checks a record script's reply for one answer, {score, 0}
+// (revision 2's script and rev3/'s) or {{score, 0}} (today's): counted.
 func checkCounted(res rueidis.RedisResult, participant string, question int) error {
 	reply, err := res.ToArray()
+	if err == nil && len(reply) == 1 {
+		reply, err = reply[0].ToArray()
+	}
+	return checkAnswer(reply, err, participant, question)
+}
+
+// checkAnswer checks one answer's {score, duplicate}: counted.
+func checkAnswer(reply []rueidis.RedisMessage, err error, participant string, question int) error {
 	if err == nil && len(reply) != 2 {
 		err = fmt.Errorf("reply of %d elements, want 2", len(reply))
 	}
@@ -68,7 +92,7 @@ func (r *runner) rev2Answer(k kuis.Keys, workers int) workload {
 	return workload{"rev2_record_answer", workers, func(int, int) (int, error) {
 		p, q := r.freshPair()
 		return 1, checkCounted(rev2Script.Exec(context.Background(), r.client, keys, []string{p, strconv.Itoa(q)}), p, q)
-	}}
+	}, nil}
 }
 
 // serverCost is what the server spent on a number of answers: the deltas of
@@ -138,32 +162,64 @@ func parseFields(value string) map[string]string {
 	return out
 }
 
-// pipelined sends n fresh answers through one script as EVALSHA, 1000 per
-// round trip from one goroutine (so the server, not the client, is the
-// bottleneck), and returns what the server spent on them.
-func (r *runner) pipelined(sha string, keys []string, n int) (serverCost, error) {
+// pipelined sends n fresh answers through one script as EVALSHA (or, for
+// sha "", as ZINCRBY keys[0] 10 participant), per answers per call, 1000 answers per round trip from one goroutine (so the
+// server, not the client, is the bottleneck), and returns what the server
+// spent on them.
+func (r *runner) pipelined(sha string, keys []string, n, per int) (serverCost, error) {
 	before, err := r.serverStats()
 	if err != nil {
 		return serverCost{}, err
 	}
 	const perTrip = 1000
-	cmds := make(rueidis.Commands, 0, perTrip)
 	type sent struct {
 		p string
 		q int
 	}
-	pairs := make([]sent, 0, perTrip)
+	var cmds rueidis.Commands
+	var calls [][]sent
 	for done := 0; done < n; done += perTrip {
-		cmds, pairs = cmds[:0], pairs[:0]
-		for range min(perTrip, n-done) {
-			p, q := r.freshPair()
-			cmds = append(cmds, r.client.B().Evalsha().Sha1(sha).Numkeys(int64(len(keys))).Key(keys...).
-				Arg(p, strconv.Itoa(q)).Build())
-			pairs = append(pairs, sent{p, q})
+		cmds, calls = cmds[:0], calls[:0]
+		for lo := 0; lo < min(perTrip, n-done); lo += per {
+			var args []string
+			var call []sent
+			for range min(per, perTrip, n-done-lo) {
+				p, q := r.freshPair()
+				args = append(args, p, strconv.Itoa(q))
+				call = append(call, sent{p, q})
+			}
+			if sha == "" {
+				cmds = append(cmds, r.client.B().Zincrby().Key(keys[0]).Increment(10).Member(args[0]).Build())
+			} else {
+				cmds = append(cmds, r.client.B().Evalsha().Sha1(sha).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+			}
+			calls = append(calls, call)
 		}
 		for i, res := range r.client.DoMulti(r.ctx, cmds...) {
-			if err := checkCounted(res, pairs[i].p, pairs[i].q); err != nil {
+			if sha == "" {
+				if err := res.Error(); err != nil {
+					return serverCost{}, err
+				}
+				continue
+			}
+			if per == 1 {
+				if err := checkCounted(res, calls[i][0].p, calls[i][0].q); err != nil {
+					return serverCost{}, err
+				}
+				continue
+			}
+			replies, err := res.ToArray()
+			if err == nil && len(replies) != len(calls[i]) {
+				err = fmt.Errorf("%d replies for %d answers", len(replies), len(calls[i]))
+			}
+			if err != nil {
 				return serverCost{}, err
+			}
+			for j, m := range replies {
+				a, err := m.ToArray()
+				if err := checkAnswer(a, err, calls[i][j].p, calls[i][j].q); err != nil {
+					return serverCost{}, err
+				}
 			}
 		}
 	}
@@ -175,44 +231,63 @@ func (r *runner) pipelined(sha string, keys []string, n int) (serverCost, error)
 		cpuSec: after.cpuSec - before.cpuSec}, nil
 }
 
-// scriptCost measures revision 2's and today's record scripts by turns: one
-// warm-up slice each, then rounds slices of n/rounds answers each, each to a
-// quiz of its own.
-func (r *runner) scriptCost(n int) (before, after serverCost, err error) {
-	var shas [2]string
-	var keys [2][]string
+// usecPerAnswer is the time inside EVALSHA per answer, in µs.
+func (c serverCost) usecPerAnswer() float64 {
+	return round(float64(c.usec)/float64(max(c.answers, 1)), 2)
+}
+
+// The variants scriptCost measures, in its result's order.
+const (
+	costRev2    = iota // revision 2's script, one answer per call
+	costRev3           // revision 3's script before coalescing, one answer per call
+	costSingle         // today's script, one answer per run
+	costChunked        // today's script, runs of script.MaxAnswers answers
+	costZincrby        // bare ZINCRBY, for scale
+	costVariants
+)
+
+// scriptCost measures record scripts by turns: one warm-up slice each, then
+// rounds slices of n/rounds answers each, each to a quiz of its own, and bare
+// ZINCRBY the same way.
+func (r *runner) scriptCost(n int) (costs [costVariants]serverCost, err error) {
+	var shas [costVariants]string
+	var keys [costVariants][]string
+	per := [costVariants]int{1, 1, 1, script.MaxAnswers, 1}
 	for i, v := range []struct {
 		id, src string
 		keys    func(kuis.Keys) []string
-	}{{"cpu-rev2", rev2Source, rev2Keys}, {"cpu-rev3", script.RecordAnswerSource, rev3Keys}} {
+	}{{"cpu-rev2", rev2Source, rev2Keys}, {"cpu-rev3", rev3Source, rev3Keys},
+		{"cpu-single", script.RecordAnswerSource, rev3Keys}, {"cpu-chunk", script.RecordAnswerSource, rev3Keys}} {
 		if _, err := r.quiz(v.id, answerQuestions); err != nil {
-			return before, after, err
+			return costs, err
 		}
 		k, err := r.store.Keys(v.id)
 		if err != nil {
-			return before, after, err
+			return costs, err
 		}
 		keys[i] = v.keys(k)
 		if shas[i], err = r.client.Do(r.ctx, r.client.B().ScriptLoad().Script(v.src).Build()).ToString(); err != nil {
-			return before, after, err
+			return costs, err
 		}
 	}
+	keys[costZincrby] = []string{r.rawKey("cpu-zincrby")}
 	slice := max(1, n/rounds)
-	r.logf("server cost: %d answers per script in %d interleaved slices, after a warm-up slice each ...", slice*rounds, rounds)
+	r.logf("server cost: %d answers per variant in %d interleaved slices, after a warm-up slice each ...", slice*rounds, rounds)
 	for round := -1; round < rounds; round++ {
-		for i, total := range []*serverCost{&before, &after} {
-			c, err := r.pipelined(shas[i], keys[i], slice)
+		for i := range costs {
+			c, err := r.pipelined(shas[i], keys[i], slice, per[i])
 			if err != nil {
-				return before, after, err
+				return costs, err
 			}
 			if round >= 0 {
-				total.add(c)
+				costs[i].add(c)
 			}
 		}
 	}
-	r.logf("rev2: %.2f µs per call (commandstats), %.2f µs CPU per answer; rev3: %.2f, %.2f",
-		before.usecPerCall(), before.cpuPerAnswer(), after.usecPerCall(), after.cpuPerAnswer())
-	return before, after, nil
+	for i, name := range []string{"rev2", "rev3 one per call", "today's one per run", fmt.Sprintf("today's runs of %d", script.MaxAnswers), "ZINCRBY"} {
+		r.logf("%-22s %6.2f µs per answer in EVALSHA, %6.2f µs CPU", name, costs[i].usecPerAnswer(), costs[i].cpuPerAnswer())
+	}
+	return costs, nil
 }
 
 // keyMemory is MEMORY USAGE ... SAMPLES 0 (every element counted) of each key of a quiz.
@@ -288,22 +363,31 @@ func (r *runner) fillAnswers(id string, participants, questions int) (keyMemory,
 // revision 2's record script, after = today's. Units as the names say; _ops
 // are ops/s, _b bytes.
 type Rev3 struct {
-	UsecPerCallBefore   float64 `json:"evalsha_usec_per_call_before"`
-	UsecPerCallAfter    float64 `json:"evalsha_usec_per_call_after"`
-	CPUPerAnswerBefore  float64 `json:"cpu_us_per_answer_before"`
-	CPUPerAnswerAfter   float64 `json:"cpu_us_per_answer_after"`
-	Record64Before      float64 `json:"rev2_record_answer_64_ops"`
-	Record64After       float64 `json:"record_answer_64_ops"`
-	MemAnswers          int     `json:"mem_answers"`
-	MemMetaB            int64   `json:"mem_meta_b"`
-	MemBoardB           int64   `json:"mem_board_b"`
-	MemAnswersB         int64   `json:"mem_answers_b"`
-	MemLogB             int64   `json:"mem_log_b"`
-	MemOrderB           int64   `json:"mem_order_b"`
-	Standing1kP50us     float64 `json:"standing_1k_p50_us"`
-	Standing1mP50us     float64 `json:"standing_1m_p50_us"`
-	StandingTime1kP50us float64 `json:"standing_time_1k_p50_us"`
-	StandingTime1mP50us float64 `json:"standing_time_1m_p50_us"`
+	UsecPerCallBefore  float64 `json:"evalsha_usec_per_call_before"`
+	UsecPerCallAfter   float64 `json:"evalsha_usec_per_call_after"`
+	CPUPerAnswerBefore float64 `json:"cpu_us_per_answer_before"`
+	CPUPerAnswerAfter  float64 `json:"cpu_us_per_answer_after"`
+	// Today's script, one answer per run and runs of script.MaxAnswers
+	// answers ("after" is revision 3's script before coalescing), and bare
+	// ZINCRBY, the same way.
+	UsecPerAnswerSingle  float64 `json:"evalsha_usec_per_answer_single"`
+	CPUPerAnswerSingle   float64 `json:"cpu_us_per_answer_single"`
+	UsecPerAnswerChunked float64 `json:"evalsha_usec_per_answer_chunked"`
+	UsecPerCallChunked   float64 `json:"evalsha_usec_per_call_chunked"`
+	CPUPerAnswerChunked  float64 `json:"cpu_us_per_answer_chunked"`
+	CPUPerZincrby        float64 `json:"cpu_us_per_zincrby"`
+	Record64Before       float64 `json:"rev2_record_answer_64_ops"`
+	Record64After        float64 `json:"record_answer_64_ops"`
+	MemAnswers           int     `json:"mem_answers"`
+	MemMetaB             int64   `json:"mem_meta_b"`
+	MemBoardB            int64   `json:"mem_board_b"`
+	MemAnswersB          int64   `json:"mem_answers_b"`
+	MemLogB              int64   `json:"mem_log_b"`
+	MemOrderB            int64   `json:"mem_order_b"`
+	Standing1kP50us      float64 `json:"standing_1k_p50_us"`
+	Standing1mP50us      float64 `json:"standing_1m_p50_us"`
+	StandingTime1kP50us  float64 `json:"standing_time_1k_p50_us"`
+	StandingTime1mP50us  float64 `json:"standing_time_1m_p50_us"`
 }
 
 // memPerAnswer is bytes per answer of the given keys' sum.
@@ -318,12 +402,17 @@ func (m Rev3) memPerAnswer(sizes ...int64) float64 {
 // rev3 runs the revision 3 measurements and prints a table and a JSON line.
 func (r *runner) rev3(w io.Writer, cfg config) error {
 	var res Rev3
-	before, after, err := r.scriptCost(cfg.rev3Answers)
+	costs, err := r.scriptCost(cfg.rev3Answers)
 	if err != nil {
 		return err
 	}
+	before, after, single, chunked := costs[costRev2], costs[costRev3], costs[costSingle], costs[costChunked]
 	res.UsecPerCallBefore, res.UsecPerCallAfter = before.usecPerCall(), after.usecPerCall()
 	res.CPUPerAnswerBefore, res.CPUPerAnswerAfter = before.cpuPerAnswer(), after.cpuPerAnswer()
+	res.UsecPerAnswerSingle, res.CPUPerAnswerSingle = single.usecPerAnswer(), single.cpuPerAnswer()
+	res.UsecPerAnswerChunked, res.CPUPerAnswerChunked = chunked.usecPerAnswer(), chunked.cpuPerAnswer()
+	res.UsecPerCallChunked = chunked.usecPerCall()
+	res.CPUPerZincrby = costs[costZincrby].cpuPerAnswer()
 
 	rec, err := r.quiz("record", answerQuestions)
 	if err != nil {
@@ -370,7 +459,7 @@ func writeRev3Table(w io.Writer, r Rev3, cfg config) {
 	fmt.Fprintln(w, strings.Repeat("-", 92))
 	row("server time in EVALSHA per answer (commandstats)", r.UsecPerCallBefore, r.UsecPerCallAfter, "µs")
 	row("server CPU per answer (INFO cpu)", r.CPUPerAnswerBefore, r.CPUPerAnswerAfter, "µs")
-	row("RecordAnswer, 64 goroutines", r.Record64Before, r.Record64After, "ops/s")
+	row("RecordAnswer, 64 goroutines (after: coalesced)", r.Record64Before, r.Record64After, "ops/s")
 	if r.MemAnswers > 0 {
 		row(fmt.Sprintf("memory per answer (%d answers)", r.MemAnswers),
 			r.memPerAnswer(r.MemMetaB, r.MemBoardB, r.MemAnswersB),
@@ -378,6 +467,14 @@ func writeRev3Table(w io.Writer, r Rev3, cfg config) {
 		fmt.Fprintf(w, "  MEMORY USAGE: meta %d, board %d, answers %d, log %d, order %d bytes\n",
 			r.MemMetaB, r.MemBoardB, r.MemAnswersB, r.MemLogB, r.MemOrderB)
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-50s %10s %10s  %-6s %12s\n", "coalescing: one answer per call (before) vs runs", "before", "after", "unit", "after/before")
+	fmt.Fprintln(w, strings.Repeat("-", 92))
+	row("server time in EVALSHA per answer (commandstats)", r.UsecPerCallAfter, r.UsecPerAnswerChunked, "µs")
+	row("server CPU per answer (INFO cpu)", r.CPUPerAnswerAfter, r.CPUPerAnswerChunked, "µs")
+	row("  the same, today's script with one answer per run", r.CPUPerAnswerAfter, r.CPUPerAnswerSingle, "µs")
+	row("  bare ZINCRBY, pipelined the same way (for scale)", r.CPUPerAnswerAfter, r.CPUPerZincrby, "µs")
+	row(fmt.Sprintf("server time per call (one run of %d answers)", script.MaxAnswers), r.UsecPerCallAfter, r.UsecPerCallChunked, "µs")
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-50s %10s %10s  %-6s %12s\n", "Board.Standing p50, one goroutine", "1,000", format(float64(cfg.bigMembers)), "unit", "big/1k")
 	fmt.Fprintln(w, strings.Repeat("-", 92))

@@ -68,8 +68,8 @@ func (r *runner) sweep(w io.Writer) error {
 	}
 	var w64, w1 []workload
 	for _, v := range vs {
-		w64 = append(w64, workload{v.name, 64, v.fn})
-		w1 = append(w1, workload{v.name, 1, v.fn})
+		w64 = append(w64, workload{v.name, 64, v.fn, nil})
+		w1 = append(w1, workload{v.name, 1, v.fn, nil})
 	}
 	ops64, err := r.compare(w64...)
 	if err != nil {

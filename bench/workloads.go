@@ -79,11 +79,43 @@ func (r *runner) freshPair() (participant string, question int) {
 	return "a" + strconv.FormatInt(n/answerQuestions, 10), int(n%answerQuestions) + 1
 }
 
-// workload is one throughput measurement: a name, a concurrency, a body.
+// workload is one throughput measurement: a name, a concurrency, a body, and
+// optionally lat, where every call's duration is kept.
 type workload struct {
 	name    string
 	workers int
 	fn      op
+	lat     *callTimes
+}
+
+// callTimes pools the durations of a workload's calls over its slices; each
+// goroutine appends to its own slice, so timing a call costs two clock reads.
+type callTimes struct {
+	per [][]time.Duration
+}
+
+// timedCalls returns w with every call's duration kept.
+func (w workload) timedCalls() workload {
+	w.lat = &callTimes{per: make([][]time.Duration, w.workers)}
+	fn := w.fn
+	w.fn = func(worker, i int) (int, error) {
+		t0 := time.Now()
+		n, err := fn(worker, i)
+		w.lat.per[worker] = append(w.lat.per[worker], time.Since(t0))
+		return n, err
+	}
+	return w
+}
+
+// percentileUs is the p-th percentile of the kept durations, in µs, and
+// forgets them.
+func (c *callTimes) percentileUs(p float64) float64 {
+	var all []time.Duration
+	for i, ds := range c.per {
+		all = append(all, ds...)
+		c.per[i] = nil
+	}
+	return micros(percentile(all, p))
 }
 
 // slice runs w for d and returns its ops/s.
@@ -130,7 +162,7 @@ func (r *runner) rawZincrby(client rueidis.Client, workers int) workload {
 	key := r.rawKey("zincrby")
 	return workload{"raw_zincrby", workers, func(w, i int) (int, error) {
 		return 1, client.Do(context.Background(), client.B().Zincrby().Key(key).Increment(10).Member(member(w, i)).Build()).Error()
-	}}
+	}, nil}
 }
 
 // recordAnswer is Board.RecordAnswer with a fresh (participant, question)
@@ -143,7 +175,20 @@ func (r *runner) recordAnswer(b *kuis.Board, workers int) workload {
 			err = fmt.Errorf("answer (%s, %d) counted as a duplicate", p, q)
 		}
 		return 1, err
-	}}
+	}, nil}
+}
+
+// recordAnswerQuizzes is recordAnswer spread over several quizzes: goroutine
+// w answers to boards[w % len(boards)].
+func (r *runner) recordAnswerQuizzes(boards []*kuis.Board, workers int) workload {
+	return workload{"record_answer_quizzes", workers, func(w, _ int) (int, error) {
+		p, q := r.freshPair()
+		a, err := boards[w%len(boards)].RecordAnswer(context.Background(), p, q)
+		if err == nil && a.Duplicate {
+			err = fmt.Errorf("answer (%s, %d) counted as a duplicate", p, q)
+		}
+		return 1, err
+	}, nil}
 }
 
 // batchSize is the RecordAnswers batch of record_batch.
@@ -164,7 +209,7 @@ func (r *runner) recordBatch(b *kuis.Board, workers int) workload {
 			err = fmt.Errorf("batch %s counted as a duplicate", n)
 		}
 		return batchSize, err
-	}}
+	}, nil}
 }
 
 // standings reads a whole board with Board.Standings.
@@ -175,7 +220,7 @@ func (r *runner) standings(name string, b *kuis.Board, workers, want int) worklo
 			err = fmt.Errorf("standings have %d lines, want %d", len(s), want)
 		}
 		return 1, err
-	}}
+	}, nil}
 }
 
 // fillBoard records one correct answer for each of n participants, in one

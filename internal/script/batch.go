@@ -8,13 +8,16 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// Batch runs one write script many times in a single pipelined round trip.
+// Batch runs one write script many times in a single pipelined round trip
+// (RecordAnswers: one run per chunk of up to MaxAnswers answers).
 //
 // rueidis' Lua.ExecMulti sends SCRIPT LOAD to every node before each batch
 // (one more round trip, and a keyless command that ACL users must be granted)
 // and does not fall back to EVAL on NOSCRIPT. Batch sends EVALSHA for every
 // execution and resends only those answered NOSCRIPT, which did not run, as
 // EVAL: one round trip while the server's script cache holds the script.
+// Runs resent run after the others: callers that need an order across runs
+// must not depend on it (RecordAnswers sends each pair once).
 type Batch struct {
 	src, sha string
 }

@@ -1,0 +1,151 @@
+-- gate.lua: the shared prelude of every script; script.go prepends it.
+-- It defines functions only and runs nothing by itself.
+--
+-- Refusals are error replies whose first word is a code the Go side maps to
+-- a sentinel error (errors.go): KUIS_NOTFOUND, KUIS_FINISHED, KUIS_RUNNING,
+-- KUIS_EXISTS, KUIS_QUESTION, KUIS_CORRUPT, KUIS_FORBIDDEN.
+--
+-- Every function a script defines is built anew on every call, and that costs
+-- the server measurable time on the hot path. So the record scripts check the
+-- common case inline with the two small functions below, and build the
+-- helpers with gate() only to say why they refuse.
+
+-- sound reports whether a ZSCORE reply (false for no member) is a score the
+-- contract allows: a non-negative multiple of 10 small enough that +10 stays
+-- exact (2^53 - 10).
+local function sound(score)
+  if score == false then
+    return true
+  end
+  local n = tonumber(score)
+  return n ~= nil and n >= 0 and n <= 9007199254740982 and n % 10 == 0
+end
+
+-- questions returns a meta hash's jumlah_soal as a number, or nil unless it is
+-- a positive decimal integer of at most 15 digits without sign or leading
+-- zeros (decode.go applies the same rule).
+local function questions(n)
+  if type(n) == 'string' and #n <= 15 and string.match(n, '^[1-9]%d*$') then
+    return tonumber(n)
+  end
+  return nil
+end
+
+-- gate builds the helpers that check a quiz's state and word refusals.
+local function gate()
+  local g = {}
+
+  -- refuse words a refusal. Only KUIS_CORRUPT messages name a key: the Go
+  -- side names the quiz and participant of every other refusal.
+  function g.refuse(code, msg)
+    if msg then
+      return redis.error_reply(code .. ' ' .. msg)
+    end
+    return redis.error_reply(code)
+  end
+
+  -- permitted refuses with KUIS_FORBIDDEN unless the calling ACL user may run
+  -- every command given (each a table: name, key, args...). Checking first
+  -- means a refused script writes nothing. redis.acl_check_cmd exists from
+  -- Redis 7 on; where it is missing (miniredis) the server's checks still apply.
+  function g.permitted(...)
+    if not redis.acl_check_cmd then
+      return nil
+    end
+    for _, cmd in ipairs({...}) do
+      if not redis.acl_check_cmd(unpack(cmd)) then
+        return g.refuse('KUIS_FORBIDDEN', 'the ACL user may not run ' .. cmd[1])
+      end
+    end
+    return nil
+  end
+
+  -- call runs a command under pcall. A key of the wrong type (WRONGTYPE, which
+  -- writes nothing) becomes KUIS_CORRUPT with the message what; any other
+  -- error, such as an ACL refusal, is passed on as the server worded it, so the
+  -- Go side maps it (ErrForbidden). It returns reply, nil or nil, error reply.
+  function g.call(what, ...)
+    local r = redis.pcall(...)
+    if type(r) == 'table' and r.err then
+      if string.sub(r.err, 1, 9) == 'WRONGTYPE' then
+        return nil, g.refuse('KUIS_CORRUPT', what)
+      end
+      return nil, r
+    end
+    return r, nil
+  end
+
+  -- status reads the meta hash's status and jumlah_soal, refusing a missing
+  -- quiz (KUIS_NOTFOUND) and any shape the contract does not allow
+  -- (KUIS_CORRUPT). It returns status, question count, or nil, nil, error.
+  function g.status(meta)
+    local f, err = g.call(meta .. ': not a hash', 'HMGET', meta, 'status', 'jumlah_soal')
+    if err then
+      return nil, nil, err
+    end
+    local s, n = f[1], questions(f[2])
+    if not s then
+      if redis.call('EXISTS', meta) == 0 then
+        return nil, nil, g.refuse('KUIS_NOTFOUND')
+      end
+      return nil, nil, g.refuse('KUIS_CORRUPT', meta .. ': field status is missing')
+    end
+    if s ~= 'berjalan' and s ~= 'selesai' then
+      return nil, nil, g.refuse('KUIS_CORRUPT', meta .. ': field status is ' .. string.format('%q', string.sub(s, 1, 64)))
+    end
+    if not n then
+      return nil, nil, g.refuse('KUIS_CORRUPT', meta .. ': field jumlah_soal is not a positive integer')
+    end
+    return s, n, nil
+  end
+
+  -- running is status for the write paths: only berjalan passes.
+  function g.running(meta)
+    local s, n, err = g.status(meta)
+    if err then
+      return nil, err
+    end
+    if s == 'selesai' then
+      return nil, g.refuse('KUIS_FINISHED')
+    end
+    return n, nil
+  end
+
+  -- score reads the participant's score (false if none), refusing a board of
+  -- the wrong type and a score that is not sound: checked before any write,
+  -- so a refusal writes nothing and -10 + 10 never passes for a valid 0.
+  function g.score(board, participant)
+    local cur, err = g.call(board .. ': not a sorted set', 'ZSCORE', board, participant)
+    if err then
+      return nil, err
+    end
+    if not sound(cur) then
+      return nil, g.refuse('KUIS_CORRUPT', board .. ': member ' .. string.format('%q', participant) ..
+        ' has score ' .. tostring(cur) .. ', not a non-negative multiple of 10 at most 2^53 - 10')
+    end
+    return cur, nil
+  end
+
+  -- ranking returns the sorted set a read orders the board by: the order set
+  -- when time order is asked for and it holds exactly the board's members
+  -- (a quiz older than the answer log has none), else the board itself.
+  function g.ranking(board, order, bytime)
+    if not bytime then
+      return board, nil
+    end
+    local nb, err = g.call(board .. ': not a sorted set', 'ZCARD', board)
+    if err then
+      return nil, err
+    end
+    local no, err = g.call(order .. ': not a sorted set', 'ZCARD', order)
+    if err then
+      return nil, err
+    end
+    if nb == no then
+      return order, nil
+    end
+    return board, nil
+  end
+
+  return g
+end

@@ -1,0 +1,497 @@
+package kuis_test
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/script"
+	"github.com/redis/rueidis"
+)
+
+// holdClient is the test's client with a valve on the record script: while
+// holding, each run of it waits before being sent until release is closed,
+// so that a test can fill the library's queue behind runs in flight. It
+// counts the answers of every run it sends.
+type holdClient struct {
+	rueidis.Client
+	holding atomic.Bool
+	entered chan struct{} // one send per run held
+	release chan struct{}
+
+	mu   sync.Mutex
+	runs []int // answers per run sent through Do
+}
+
+// recordSHA is the SHA1 of the record script, as EVALSHA names it.
+var recordSHA = func() string {
+	sum := sha1.Sum([]byte(script.RecordAnswerSource))
+	return hex.EncodeToString(sum[:])
+}()
+
+func newHoldClient(c rueidis.Client) *holdClient {
+	return &holdClient{Client: c, entered: make(chan struct{}, 64), release: make(chan struct{})}
+}
+
+// Do holds and counts the record script's runs; everything passes through.
+func (c *holdClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	// A run is one EVALSHA (its EVAL after NOSCRIPT is the same run).
+	if args := cmd.Commands(); len(args) > 8 && args[0] == "EVALSHA" && args[1] == recordSHA && args[2] == "5" {
+		c.mu.Lock()
+		c.runs = append(c.runs, (len(args)-8)/2)
+		c.mu.Unlock()
+		if c.holding.Load() {
+			c.entered <- struct{}{}
+			<-c.release
+		}
+	}
+	return c.Client.Do(ctx, cmd)
+}
+
+// sentRuns returns the answers of each run sent so far.
+func (c *holdClient) sentRuns() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]int(nil), c.runs...)
+}
+
+// fill holds kuis.MaxInFlight runs of b in flight, each of one answer of
+// participants "held-1", ..., and returns a function that waits for them to
+// end. Calls made meanwhile queue.
+func (c *holdClient) fill(t *testing.T, ctx context.Context, b *kuis.Board) (wait func()) {
+	t.Helper()
+	c.holding.Store(true)
+	var wg sync.WaitGroup
+	for i := range kuis.MaxInFlight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := b.RecordAnswer(ctx, "held-"+strconv.Itoa(i+1), 1); err != nil {
+				t.Errorf("held RecordAnswer: %v", err)
+			}
+		}()
+	}
+	for range kuis.MaxInFlight {
+		select {
+		case <-c.entered:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the held runs never reached the client")
+		}
+	}
+	c.holding.Store(false)
+	return wg.Wait
+}
+
+// waitQueued waits until n calls to quiz id wait in s's queue.
+func waitQueued(t *testing.T, s *kuis.Store, id string, n int) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); kuis.Queued(s, id) != n; time.Sleep(time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%d calls queued, want %d", kuis.Queued(s, id), n)
+		}
+	}
+}
+
+// TestQueuedCallCancelledIsNeverCounted: a call whose context ends while it
+// waits behind runs in flight returns at once with its context's error and
+// its answer is never sent; the call queued after it is sent and counted.
+func TestQueuedCallCancelledIsNeverCounted(t *testing.T) {
+	e := newEnv(t)
+	hc := newHoldClient(e.client)
+	s := e.storeOn(hc)
+	id, _, _ := e.running(3)
+	b, err := s.Board(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := hc.fill(t, e.ctx, b)
+	ctx, cancel := context.WithCancel(e.ctx)
+	cancelled := make(chan error, 1)
+	go func() { _, err := b.RecordAnswer(ctx, "Citra", 1); cancelled <- err }()
+	waitQueued(t, s, id, 1)
+	kept := make(chan error, 1)
+	go func() { _, err := b.RecordAnswer(e.ctx, "Dewi", 1); kept <- err }()
+	waitQueued(t, s, id, 2)
+	cancel()
+	select {
+	case err := <-cancelled:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("queued call cancelled: error %v; want context.Canceled", err)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("a queued call whose context was cancelled did not return while the runs in flight were held")
+	}
+	close(hc.release)
+	wait()
+	if err := <-kept; err != nil {
+		t.Errorf("the call queued after the cancelled one: %v", err)
+	}
+	if diff := cmp.Diff([]string{"1:Dewi", "1:held-1", "1:held-2"}, pairsAnswered(e, e.keys(id))); diff != "" {
+		t.Errorf("answers set (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{1, 1, 1}, hc.sentRuns()); diff != "" {
+		t.Errorf("answers per run sent (-want +got):\n%s", diff)
+	}
+}
+
+// TestCoalescedRunRefusesOnlyTheCorruptAnswer: calls queued behind runs in
+// flight go in one run; the one whose participant's score breaks the
+// contract is refused alone, with nothing written for it, and every other
+// call gets its own answer.
+func TestCoalescedRunRefusesOnlyTheCorruptAnswer(t *testing.T) {
+	e := newEnv(t)
+	hc := newHoldClient(e.client)
+	s := e.storeOn(hc)
+	id, _, _ := e.running(3)
+	k := e.keys(id)
+	e.mustRaw("ZADD", k.Board(), "15", "Citra")
+	b, err := s.Board(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := hc.fill(t, e.ctx, b)
+	calls := []kuis.AnswerInput{{"Ali", 1}, {"Citra", 1}, {"Budi", 1}, {"Ali", 2}, {"Dewi", 3}}
+	type result struct {
+		a   kuis.Answer
+		err error
+	}
+	got := make([]result, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i].a, got[i].err = b.RecordAnswer(e.ctx, c.Participant, c.Question)
+		}()
+		waitQueued(t, s, id, i+1) // in this order in the queue
+	}
+	close(hc.release)
+	wait()
+	wg.Wait()
+	want := []result{{a: kuis.Answer{Score: 10}}, {err: kuis.ErrCorrupt}, {a: kuis.Answer{Score: 10}},
+		{a: kuis.Answer{Score: 20}}, {a: kuis.Answer{Score: 10}}}
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(result{}), cmp.Comparer(func(a, b error) bool {
+		return errors.Is(a, b) || errors.Is(b, a)
+	})); diff != "" {
+		t.Errorf("RecordAnswer results (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"1:Ali", "1:Budi", "1:held-1", "1:held-2", "2:Ali", "3:Dewi"}, pairsAnswered(e, k)); diff != "" {
+		t.Errorf("answers set (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]int{1, 1, len(calls)}, hc.sentRuns()); diff != "" {
+		t.Errorf("answers per run sent (-want +got): the queued calls did not share one run\n%s", diff)
+	}
+}
+
+// TestCoalescedRunsAreBounded: many calls queued at once go in runs of at
+// most kuis.MaxChunk answers, each call with its own answer.
+func TestCoalescedRunsAreBounded(t *testing.T) {
+	const calls = 3*kuis.MaxChunk + 5
+	e := newEnv(t)
+	hc := newHoldClient(e.client)
+	s := e.storeOn(hc)
+	id, _, _ := e.running(1)
+	b, err := s.Board(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait := hc.fill(t, e.ctx, b)
+	var wg sync.WaitGroup
+	errs := make([]error, calls)
+	for i := range calls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var a kuis.Answer
+			a, errs[i] = b.RecordAnswer(e.ctx, "p"+strconv.Itoa(i), 1)
+			if errs[i] == nil && a != (kuis.Answer{Score: 10}) {
+				errs[i] = fmt.Errorf("answer %+v, want 10 points counted", a)
+			}
+		}()
+	}
+	waitQueued(t, s, id, calls)
+	close(hc.release)
+	wait()
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("call %d: %v", i, err)
+		}
+	}
+	runs := hc.sentRuns()
+	sum := 0
+	for _, n := range runs[kuis.MaxInFlight:] {
+		sum += n
+		if n > kuis.MaxChunk {
+			t.Errorf("a run of %d answers; want at most %d", n, kuis.MaxChunk)
+		}
+	}
+	if sum != calls || len(runs) > kuis.MaxInFlight+calls/kuis.MaxChunk+1 {
+		t.Errorf("runs %v: %d answers; want %d in %d runs", runs, sum, calls, calls/kuis.MaxChunk+1)
+	}
+}
+
+// TestCoalescedDoubleTapsRacingFinish: 64 goroutines, two per participant
+// tapping each question at once, while the teacher finishes the quiz
+// mid-run. Every call gets its own answer: each participant's counted
+// answers returned the scores 10, 20, ... once each, a Duplicate never a
+// score below its pair's count; nothing counts once Finish has returned;
+// the board holds 10 points per counted answer.
+func TestCoalescedDoubleTapsRacingFinish(t *testing.T) {
+	const (
+		goroutines = 64
+		questions  = 200
+	)
+	e := newEnv(t)
+	id, m, b := e.running(questions)
+	var (
+		mu       sync.Mutex
+		counted  = map[string][]int64{}            // scores of counted answers, per participant
+		pairAt   = map[kuis.AnswerInput]int64{}    // a counted pair's score
+		dupAt    = map[kuis.AnswerInput][]int64{}  // its Duplicates' scores
+		problems []string                          // reported after the goroutines end
+		finished atomic.Bool                       // set once Finish has returned
+		halfway  = make(chan struct{}, goroutines) // one per goroutine past question 20
+		wg       sync.WaitGroup
+	)
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			name := fmt.Sprintf("peserta-%02d", g/2)
+			for q := 1; q <= questions; q++ {
+				if q == 20 {
+					halfway <- struct{}{}
+				}
+				after := finished.Load()
+				a, err := b.RecordAnswer(e.ctx, name, q)
+				in := kuis.AnswerInput{Participant: name, Question: q}
+				mu.Lock()
+				switch {
+				case errors.Is(err, kuis.ErrQuizFinished):
+				case err != nil:
+					problems = append(problems, fmt.Sprintf("RecordAnswer(%s, %d): %v", name, q, err))
+				case a.Duplicate:
+					dupAt[in] = append(dupAt[in], a.Score)
+				case after:
+					problems = append(problems, fmt.Sprintf("RecordAnswer(%s, %d) counted after Finish returned: %+v", name, q, a))
+				default:
+					counted[name] = append(counted[name], a.Score)
+					pairAt[in] = a.Score
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for range goroutines {
+		<-halfway
+	}
+	if err := m.Finish(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	finished.Store(true)
+	wg.Wait()
+	for _, p := range problems {
+		t.Error(p)
+	}
+	want, got := map[string]float64{}, scoresOnBoard(e, e.keys(id))
+	total := 0
+	for name, scores := range counted {
+		sort.Slice(scores, func(i, j int) bool { return scores[i] < scores[j] })
+		for i, s := range scores {
+			if s != int64(10*(i+1)) {
+				t.Errorf("%s's counted answers returned scores %v; want 10, 20, ... once each", name, scores)
+				break
+			}
+		}
+		want[name] = float64(10 * len(scores))
+		total += len(scores)
+	}
+	for in, scores := range dupAt {
+		for _, s := range scores {
+			if s < pairAt[in] {
+				t.Errorf("%v: a Duplicate returned score %d, below the %d its pair counted at", in, s, pairAt[in])
+			}
+		}
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("board, want 10 x counted answers (-want +got):\n%s", diff)
+	}
+	if n := len(pairsAnswered(e, e.keys(id))); n != total {
+		t.Errorf("%d pairs in the answers set, %d counted answers", n, total)
+	}
+	if total == 0 || total >= goroutines/2*questions {
+		t.Errorf("%d answers counted: Finish did not land mid-run", total)
+	}
+	if v, err := e.store.Audit(e.ctx, id); err != nil || len(v) != 0 {
+		t.Errorf("Audit = %v, %v; want no violation", v, err)
+	}
+}
+
+// TestNoGoroutineOutlivesItsCalls: once concurrent calls (some cancelled
+// while queued, some timing out) have returned, the library runs no
+// goroutine of its own.
+func TestNoGoroutineOutlivesItsCalls(t *testing.T) {
+	e := newEnv(t)
+	_, _, b := e.running(1000)
+	burst := func(round int, deadlines bool) {
+		var wg sync.WaitGroup
+		for g := range 64 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range 10 {
+					ctx, cancel := e.ctx, context.CancelFunc(func() {})
+					if deadlines && g%4 == 0 { // a quarter give up early, queued or in flight
+						ctx, cancel = context.WithTimeout(e.ctx, time.Duration(i*50)*time.Microsecond)
+					}
+					_, err := b.RecordAnswer(ctx, fmt.Sprintf("p%d-%d", round, g), i+1)
+					cancel()
+					if err != nil && ctx.Err() == nil {
+						t.Errorf("RecordAnswer: %v", err)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	// The client's own connection goroutines start here. (Until rueidis
+	// has seen concurrent callers on a connection, a caller's deadline
+	// closes that connection under every call in flight.)
+	burst(0, false)
+	time.Sleep(50 * time.Millisecond)
+	before := runtime.NumGoroutine()
+	burst(1, true)
+	n := runtime.NumGoroutine()
+	for end := time.Now().Add(2 * time.Second); n > before && time.Now().Before(end); n = runtime.NumGoroutine() {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines after the calls returned, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+	}
+}
+
+// flushingClient empties the server's script cache before its first
+// pipeline of record script runs, sends the first half of it (answered
+// NOSCRIPT), loads the script again, then sends the second half (which
+// runs): another client reloading the script partway through a batch.
+type flushingClient struct {
+	rueidis.Client
+	done atomic.Bool
+	err  error // of SCRIPT FLUSH or SCRIPT LOAD, read after the call
+}
+
+func (c *flushingClient) DoMulti(ctx context.Context, cmds ...rueidis.Completed) []rueidis.RedisResult {
+	if len(cmds) < 2 || cmds[0].Commands()[0] != "EVALSHA" || c.done.Swap(true) {
+		return c.Client.DoMulti(ctx, cmds...)
+	}
+	scripts := func(cmd func(rueidis.Client) rueidis.Completed) {
+		for addr, node := range c.Nodes() {
+			if err := node.Do(ctx, cmd(node)).Error(); err != nil {
+				c.err = errors.Join(c.err, fmt.Errorf("%s: %w", addr, err))
+			}
+		}
+	}
+	scripts(func(n rueidis.Client) rueidis.Completed { return n.B().ScriptFlush().Build() })
+	half := len(cmds) / 2
+	res := c.Client.DoMulti(ctx, cmds[:half]...)
+	scripts(func(n rueidis.Client) rueidis.Completed {
+		return n.B().ScriptLoad().Script(script.RecordAnswerSource).Build()
+	})
+	return append(res, c.Client.DoMulti(ctx, cmds[half:]...)...)
+}
+
+// TestRecordAnswersFirstPositionAfterNoscript: when the script cache is
+// flushed and reloaded partway through a batch, so that its first half is
+// answered NOSCRIPT and resent after its second half ran, a pair given at
+// positions 0 and 2999 still counts at position 0, and every other entry
+// is counted once, with its own score.
+func TestRecordAnswersFirstPositionAfterNoscript(t *testing.T) {
+	const n, participants = 3000, 100
+	e := newEnv(t)
+	fc := &flushingClient{Client: e.client}
+	s := e.storeOn(fc)
+	id, _, _ := e.running(n / participants)
+	b, err := s.Board(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := make([]kuis.AnswerInput, n)
+	for i := range n - 1 {
+		in[i] = kuis.AnswerInput{Participant: "s" + strconv.Itoa(i%participants), Question: i/participants + 1}
+	}
+	in[n-1] = in[0]
+	out, err := b.RecordAnswers(e.ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fc.done.Load() || fc.err != nil {
+		t.Fatalf("the batch was not sent as one pipeline of EVALSHA, or the script cache was not reset: %v", fc.err)
+	}
+	if out[0].Err != nil || out[0].Duplicate {
+		t.Errorf("input 0 %v: %+v, %v; want counted", in[0], out[0].Answer, out[0].Err)
+	}
+	if want := (kuis.Answer{Score: out[n-1-participants].Score, Duplicate: true}); out[n-1].Err != nil || out[n-1].Answer != want {
+		t.Errorf("input %d %v: %+v, %v; want %+v (a repeat, with the score of s0's entry before it)", n-1, in[n-1], out[n-1].Answer, out[n-1].Err, want)
+	}
+	scores := map[string][]int64{}
+	for i, r := range out[:n-1] {
+		if r.Err != nil || r.Duplicate {
+			t.Errorf("input %d %v: %+v, %v; want counted", i, in[i], r.Answer, r.Err)
+		}
+		scores[in[i].Participant] = append(scores[in[i].Participant], r.Score)
+	}
+	for p, s := range scores {
+		sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+		for i, v := range s {
+			if v != int64(10*(i+1)) {
+				t.Errorf("%s's answers returned scores %v; want 10, 20, ... once each", p, s)
+				break
+			}
+		}
+	}
+	if log := logFields(e, e.keys(id)); len(log) != n-1 {
+		t.Errorf("log of %d entries; want %d", len(log), n-1)
+	}
+}
+
+// TestLogThatTakesNoEntryRefusesAndWritesNothing: a log whose last entry ID
+// is the greatest possible takes no XADD *: every new answer of a run is
+// refused with ErrCorrupt and nothing is written, not even the pair.
+func TestLogThatTakesNoEntryRefusesAndWritesNothing(t *testing.T) {
+	e := newEnv(t)
+	id, _, b := e.running(3)
+	k := e.keys(id)
+	if _, err := b.RecordAnswer(e.ctx, "Citra", 1); err != nil {
+		t.Fatal(err)
+	}
+	e.mustRaw("XADD", k.Log(), "18446744073709551615-18446744073709551615", "peserta", "Eka", "soal", "1", "skor", "10")
+	before := e.dump(fiveKeys(k)...)
+	out, err := b.RecordAnswers(e.ctx, []kuis.AnswerInput{{"Ali", 1}, {"Citra", 1}, {"Budi", 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []kuis.AnswerResult{{Err: kuis.ErrCorrupt}, {Answer: kuis.Answer{Score: 10, Duplicate: true}}, {Err: kuis.ErrCorrupt}}
+	if diff := cmp.Diff(want, out, cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("RecordAnswers (-want +got):\n%s", diff)
+	}
+	if _, err := b.RecordAnswer(e.ctx, "Dewi", 3); !errors.Is(err, kuis.ErrCorrupt) {
+		t.Errorf("RecordAnswer(Dewi, 3) = %v; want ErrCorrupt", err)
+	}
+	if diff := cmp.Diff(before, e.dump(fiveKeys(k)...)); diff != "" {
+		t.Errorf("refused answers changed keys (-before +after):\n%s", diff)
+	}
+}
