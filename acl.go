@@ -37,9 +37,10 @@ var clientBase = []string{
 // WithNamespace; WithHashTag needs nothing more.
 //
 // RoleApp may record answers (RecordAnswer, RecordAnswers) and run every Board
-// and Meta read, and Recap; Meta.Create, Meta.Finish, Purge, PurgeQuiz and any key outside
+// and Meta read (Events and Live included), and Recap; Meta.Create, Meta.Finish, Purge, PurgeQuiz and any key outside
 // the namespace are refused (ErrForbidden). RoleTeacher may create and finish
-// quizzes, read everything, Audit, Recap, Repair, Purge and PurgeQuiz, and
+// quizzes (Finish appends to the answer log, so the teacher may write the log,
+// never the board), read everything, Audit, Recap, Repair, Purge and PurgeQuiz, and
 // never record an answer: the record scripts answer ErrForbidden. Repair
 // needs ZADD and ZREM on the board and order set, so a teacher user can also
 // send those directly; RoleApp is refused Repair. Scripts run with the caller's rights, so each
@@ -65,21 +66,26 @@ func ACLRules(role Role, opts ...Option) []string {
 			// Board and meta reads, the Standing and Recap scripts included.
 			"+hlen", "+zrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+hgetall",
 			"+smembers", "+xrange",
+			// The feed: Board.Events and Board.Live.
+			"+hget", "+xread", "+xrevrange",
 			// What the record scripts call.
 			"+hmget", "+exists", "+zincrby", "+sismember", "+sadd", "+xadd", "+xlen", "+zadd",
 			// EVAL declares every key read-write; this selector lets the
 			// scripts name meta, while the commands inside stay checked above.
 			"("+board+" "+answers+" "+log+" "+order+" "+meta+" +evalsha +eval +evalsha_ro +eval_ro)")
 	case RoleTeacher:
-		rules = []string{"resetkeys", "resetchannels", meta, "%R" + board, "%R" + answers, "%R" + log, "%R" + order}
+		rules = []string{"resetkeys", "resetchannels", meta, log, "%R" + board, "%R" + answers, "%R" + order}
 		rules = append(rules, clientBase...)
 		rules = append(rules,
 			// Reads of meta, board and answers, Audit included.
 			"+hlen", "+hmget", "+hgetall", "+exists", "+type",
 			"+zrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+smembers", "+sismember",
 			"+xrange", "+xlen", "+scard", "+sscan", "+zscan",
-			// What the create and finish scripts write.
-			"+hset",
+			// The feed: Board.Events and Board.Live.
+			"+hget", "+xread", "+xrevrange",
+			// What the create and finish scripts write: meta, and the
+			// log's finish entry.
+			"+hset", "+xadd",
 			// Purge: SCAN on every primary (ROLE finds them).
 			"+scan", "+role",
 			// Scripts, the deletes of Purge and PurgeQuiz, and Repair's

@@ -88,11 +88,17 @@ func (m *Meta) fields(ctx context.Context) (map[string]string, error) {
 	return fields, nil
 }
 
-// Finish sets status to selesai in one atomic script (HMGET, then HSET: O(1)),
-// after which the quiz takes no new answers. Finishing a finished quiz
-// succeeds and changes nothing. Errors: ErrQuizNotFound with no meta (nothing
-// is created), ErrCorrupt for an unknown status or malformed meta.
+// Finish sets status to selesai and appends the finish entry (the single
+// field status = selesai) to the answer log, in one atomic script (HMGET,
+// XLEN, SCARD, then XADD and HSET: O(1)), after which the quiz takes no new
+// answers and [Board.Events] ends with an EventFinished. A quiz whose answers
+// were counted before the log existed (answers, no log) gets no entry, so
+// that no log claims its answers were never logged; its feed ends on the
+// status. Finishing a finished quiz succeeds and changes nothing. Errors:
+// ErrQuizNotFound with no meta (nothing is created), ErrCorrupt for an
+// unknown status, malformed meta, or a log or answers key of the wrong type.
 func (m *Meta) Finish(ctx context.Context) error {
-	err := script.Finish.Exec(ctx, m.q.client, []string{m.q.keys.meta}, nil).Error()
+	k := m.q.keys
+	err := script.Finish.Exec(ctx, m.q.client, []string{k.meta, k.log, k.answers}, nil).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
 }
