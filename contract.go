@@ -40,8 +40,9 @@ var contractRows = []contractRow{
 	{Keys.Answers, "set", "quiz application", "quiz application and teacher (audit)",
 		"member = `<question>:<participant>` per counted answer",
 		"one key per quiz, one member per counted answer"},
-	{Keys.Log, "stream", "quiz application", "teacher (recap, audit) and quiz application",
-		"one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3); then at most one finish entry, the single field `status` = `selesai`, written with the status change; the feed (Board.Events)",
+	{Keys.Log, "stream", "quiz application (teacher: the finish entry)", "teacher (recap, audit) and quiz application (the feed)",
+		"one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3); " +
+			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips it",
 		"one key per quiz, one entry per counted answer, plus the finish"},
 	{Keys.Order, "sorted set", "quiz application (teacher: Repair)", "students and teacher",
 		"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time (revision 3)",

@@ -455,7 +455,7 @@ func ExampleContractTable() {
 	// | `kuis:papan:<quiz>` | sorted set | quiz application | students and teacher | member = participant name, score = cumulative points (10 per correct answer) | one key per quiz, one member per participant | none while the quiz runs |
 	// | `kuis:meta:<quiz>` | hash | teacher | teacher and quiz application | fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`) | one key per quiz, three fields | none while the quiz runs |
 	// | `kuis:jawaban:<quiz>` | set | quiz application | quiz application and teacher (audit) | member = `<question>:<participant>` per counted answer | one key per quiz, one member per counted answer | none while the quiz runs |
-	// | `kuis:catatan:<quiz>` | stream | quiz application | teacher (recap, audit) and quiz application | one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3) | one key per quiz, one entry per counted answer | none while the quiz runs |
+	// | `kuis:catatan:<quiz>` | stream | quiz application (teacher: the finish entry) | teacher (recap, audit) and quiz application (the feed) | one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3); last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips it | one key per quiz, one entry per counted answer, plus the finish | none while the quiz runs |
 	// | `kuis:urutan:<quiz>` | sorted set | quiz application (teacher: Repair) | students and teacher | member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time (revision 3) | one key per quiz, one member per participant | none while the quiz runs |
 }
 
@@ -493,6 +493,9 @@ func ExampleACLRules() {
 	// +hgetall
 	// +smembers
 	// +xrange
+	// +hget
+	// +xread
+	// +xrevrange
 	// +hmget
 	// +exists
 	// +zincrby

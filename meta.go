@@ -90,13 +90,14 @@ func (m *Meta) fields(ctx context.Context) (map[string]string, error) {
 
 // Finish sets status to selesai and appends the finish entry (the single
 // field status = selesai) to the answer log, in one atomic script (HMGET,
-// XLEN, SCARD, then XADD and HSET: O(1)), after which the quiz takes no new
+// TYPE, SCARD, then XADD and HSET: O(1)), after which the quiz takes no new
 // answers and [Board.Events] ends with an EventFinished. A quiz whose answers
 // were counted before the log existed (answers, no log) gets no entry, so
 // that no log claims its answers were never logged; its feed ends on the
-// status. Finishing a finished quiz succeeds and changes nothing. Errors:
-// ErrQuizNotFound with no meta (nothing is created), ErrCorrupt for an
-// unknown status, malformed meta, or a log or answers key of the wrong type.
+// status; so does a quiz whose log or answers key has the wrong type (Audit
+// reports those). Finishing a finished quiz succeeds and changes nothing.
+// Errors: ErrQuizNotFound with no meta (nothing is created), ErrCorrupt for an
+// unknown status or malformed meta.
 func (m *Meta) Finish(ctx context.Context) error {
 	k := m.q.keys
 	err := script.Finish.Exec(ctx, m.q.client, []string{k.meta, k.log, k.answers}, nil).Error()
