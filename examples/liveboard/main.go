@@ -130,8 +130,14 @@ func run(ctx context.Context, c config) error {
 // connect returns a client of the Redis at addr, or of a new in-process
 // miniredis when addr is empty, and the function that closes both.
 func connect(addr string) (rueidis.Client, func(), error) {
+	// miniredis has no CLIENT TRACKING and fakes a one-node cluster.
+	fake := rueidis.ClientOption{DisableCache: true, ForceSingleClient: true}
 	if addr != "" {
 		client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}})
+		if errors.Is(err, rueidis.ErrNoCache) { // a miniredis of someone else's
+			fake.InitAddress = []string{addr}
+			client, err = rueidis.NewClient(fake)
+		}
 		if err != nil {
 			return nil, nil, err
 		}
@@ -141,8 +147,8 @@ func connect(addr string) (rueidis.Client, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// miniredis has no CLIENT TRACKING and fakes a one-node cluster.
-	client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{m.Addr()}, DisableCache: true, ForceSingleClient: true})
+	fake.InitAddress = []string{m.Addr()}
+	client, err := rueidis.NewClient(fake)
 	if err != nil {
 		m.Close()
 		return nil, nil, err

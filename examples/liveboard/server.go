@@ -63,14 +63,13 @@ func (s *server) boardStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	prev := map[string]int{}
-	var last []kuis.Standing
+	var rows []row
 	for top, err := range s.board.Live(ctx, 10, s.every) {
 		if err != nil {
 			sse.fail(ctx, err)
 			return
 		}
-		last = top
-		rows := make([]row, len(top))
+		rows = make([]row, len(top))
 		for i, st := range top {
 			rows[i] = row{Standing: st, Move: move(prev, st)}
 		}
@@ -82,11 +81,7 @@ func (s *server) boardStream(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	// Live ended by itself: the quiz is finished and last is the final board.
-	rows := make([]row, len(last))
-	for i, st := range last {
-		rows[i] = row{Standing: st}
-	}
+	// Live ended by itself: the quiz is finished and rows is the final board.
 	_ = sse.send("", "board", boardView{Title: info.Title, Status: "finished", Finished: true, Top: rows})
 }
 
