@@ -116,7 +116,7 @@ func waitText(ctx context.Context, sel, want string, d time.Duration) (time.Dura
 		}
 		select {
 		case <-ctx.Done():
-			return 0, fmt.Errorf("%s shows %q after %v, want %q (%v)", sel, got, d, want, err)
+			return 0, fmt.Errorf("%s shows %q after %v, want %q (last error: %w)", sel, got, d, want, err)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -125,6 +125,9 @@ func waitText(ctx context.Context, sel, want string, d time.Duration) (time.Dura
 func TestLiveBoardInBrowser(t *testing.T) {
 	path := browser()
 	if path == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no Chromium found; .ci/run installs the chromium package")
+		}
 		t.Skip("no Chromium found (set CHROME_PATH, or install the chromium package)")
 	}
 	mini := miniredis.RunT(t)
