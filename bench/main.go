@@ -40,6 +40,8 @@ type config struct {
 	rev3                          bool
 	rev3Answers                   int
 	memParticipants, memQuestions int
+	// -live: the feed and the live board only.
+	live bool
 }
 
 func parseFlags() config {
@@ -59,6 +61,7 @@ func parseFlags() config {
 	flag.IntVar(&c.rev3Answers, "rev3-answers", 300_000, "-rev3: answers per record script for the server cost")
 	flag.IntVar(&c.memParticipants, "mem-participants", 10_000, "-rev3: participants of the memory quiz (0 skips it)")
 	flag.IntVar(&c.memQuestions, "mem-questions", 100, "-rev3: questions of the memory quiz, each answered by every participant")
+	flag.BoolVar(&c.live, "live", false, "only measure the feed (Board.Events) and the live board (Board.Live)")
 	flag.Parse()
 	return c
 }
@@ -99,6 +102,9 @@ func run() error {
 	}
 	if cfg.rev3 {
 		return r.rev3(os.Stdout, cfg)
+	}
+	if cfg.live {
+		return r.live(os.Stdout)
 	}
 	res, labels, err := r.all(cfg)
 	if err != nil {
