@@ -51,6 +51,8 @@ var (
 	feedBlock = 5 * time.Second
 	// feedCount is the most entries one XREAD returns.
 	feedCount int64 = 1000
+	// feedGap is the least time between two XREADs of a feed hub.
+	feedGap = 5 * time.Millisecond
 )
 
 // Bounds of Live.
@@ -109,7 +111,7 @@ type feed struct {
 	last string
 	// end is the ID after which the feed ends: the finish entry's, or for a
 	// quiz finished without one, an ID of the feed's own right after the log's
-	// last entry (synthetic: yield it as an EventFinished when reached).
+	// last entry (synthetic: yielded as an EventFinished when reached).
 	end       string
 	synthetic bool
 	endAt     time.Time
@@ -120,54 +122,75 @@ func (f *feed) run(ctx context.Context, yield func(Event, error) bool) {
 		yield(Event{}, err)
 		return
 	}
-	k := f.b.q.keys
-	c := f.b.q.client
+	if f.end != "" {
+		// Finished: nothing is logged any more. Read what is left, and end.
+		if !idLess(f.last, f.end) || !f.drain(ctx, "", yield) {
+			return
+		}
+		if f.synthetic && idLess(f.last, f.end) {
+			yield(Event{ID: f.end, Kind: EventFinished, At: f.endAt}, nil)
+		}
+		return
+	}
 	for {
-		if f.end != "" && !idLess(f.last, f.end) {
-			return // the reader has seen the end already
-		}
-		if f.synthetic && f.end != "" {
-			// Nothing is logged after a finish: drain the log, then end.
-			if !f.drain(ctx, yield) {
-				return
-			}
-			if idLess(f.last, f.end) {
-				yield(Event{ID: f.end, Kind: EventFinished, At: f.endAt}, nil)
-			}
-			return
-		}
-		cmd := c.B().Xread().Count(feedCount).Block(feedBlock.Milliseconds()).Streams().Key(k.log).Id(f.last).Build()
-		entries, err := readStream(c.Do(ctx, cmd), k.log)
+		m, pos, err := f.b.q.feeds.join(ctx, f.b.q)
 		if err != nil {
-			if ctx.Err() != nil {
-				yield(Event{}, fmt.Errorf("kuis: %s: %w", f.b.q.about(""), ctx.Err()))
-			} else {
-				yield(Event{}, f.b.q.fail(err, "", k.log))
-			}
+			yield(Event{}, f.ctxError(ctx, err))
 			return
 		}
-		if entries == nil { // XREAD timed out: was the quiz finished another way?
-			if err := f.probe(ctx); err != nil {
-				yield(Event{}, err)
-				return
-			}
-			continue
-		}
-		if !f.hand(entries, yield) {
+		again := f.follow(ctx, m, pos, yield)
+		f.b.q.feeds.leave(f.b.q, m)
+		if !again {
 			return
 		}
 	}
 }
 
-// drain hands every entry after f.last without blocking (XREAD COUNT 1000,
-// no BLOCK, until it returns nothing). It reports whether to go on.
-func (f *feed) drain(ctx context.Context, yield func(Event, error) bool) bool {
-	k, c := f.b.q.keys, f.b.q.client
+// follow reads the log alone up to pos, the hub's position when m joined,
+// then takes m's batches. It reports whether to join again: true when the
+// hub dropped m for falling behind.
+func (f *feed) follow(ctx context.Context, m *feedMember, pos string, yield func(Event, error) bool) bool {
+	if !f.drain(ctx, pos, yield) {
+		return false
+	}
 	for {
+		select {
+		case <-ctx.Done():
+			yield(Event{}, f.ctxError(ctx, ctx.Err()))
+			return false
+		case b, ok := <-m.ch:
+			if !ok {
+				return m.lagged
+			}
+			if !f.handEvents(b.events, yield) {
+				return false
+			}
+			if b.err != nil {
+				yield(Event{}, b.err)
+				return false
+			}
+		}
+	}
+}
+
+// ctxError prefers ctx's own error when ctx ended during a read.
+func (f *feed) ctxError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("kuis: %s: %w", f.b.q.about(""), ctx.Err())
+	}
+	return err
+}
+
+// drain hands every entry after f.last, without blocking (XREAD COUNT 1000,
+// no BLOCK), until the log has no more or f.last reaches upTo (if not ""). It
+// reports whether to go on.
+func (f *feed) drain(ctx context.Context, upTo string, yield func(Event, error) bool) bool {
+	k, c := f.b.q.keys, f.b.q.client
+	for upTo == "" || idLess(f.last, upTo) {
 		cmd := c.B().Xread().Count(feedCount).Streams().Key(k.log).Id(f.last).Build()
 		entries, err := readStream(c.Do(ctx, cmd), k.log)
 		if err != nil {
-			yield(Event{}, f.b.q.fail(err, "", k.log))
+			yield(Event{}, f.ctxError(ctx, f.b.q.fail(err, "", k.log)))
 			return false
 		}
 		if len(entries) == 0 {
@@ -177,10 +200,12 @@ func (f *feed) drain(ctx context.Context, yield func(Event, error) bool) bool {
 			return false
 		}
 	}
+	return true
 }
 
-// hand yields entries as events, advancing f.last. It reports whether to go
-// on: false after the finish entry, a corrupt entry, or a yield that said stop.
+// hand yields log entries as events, advancing f.last. It reports whether
+// to go on: false after the finish entry, a corrupt entry, or a yield that
+// said stop.
 func (f *feed) hand(entries []rueidis.XRangeEntry, yield func(Event, error) bool) bool {
 	for _, e := range entries {
 		ev, ok, err := decodeEvent(e)
@@ -199,6 +224,22 @@ func (f *feed) hand(entries []rueidis.XRangeEntry, yield func(Event, error) bool
 	return true
 }
 
+// handEvents yields a hub's events after f.last (a batch may overlap what
+// drain read), advancing f.last, with hand's result.
+func (f *feed) handEvents(events []Event, yield func(Event, error) bool) bool {
+	fresh := len(events) > 0 && idLess(f.last, events[0].ID) // the usual case: no ID to compare
+	for _, ev := range events {
+		if !fresh && !idLess(f.last, ev.ID) {
+			continue
+		}
+		f.last = ev.ID
+		if !yield(ev, nil) || ev.Kind == EventFinished {
+			return false
+		}
+	}
+	return true
+}
+
 // probe reads the status and the log's last entry (HGETALL meta, then
 // XREVRANGE log + - COUNT 1, in one round trip, in that order: once the status
 // says selesai, nothing is logged after the last entry read) and sets the
@@ -208,16 +249,12 @@ func (f *feed) probe(ctx context.Context) error {
 	if err != nil || st != StatusFinished {
 		return err
 	}
-	switch {
-	case tail == nil:
-		f.end, f.synthetic = "0-1", true
-	case isFinishEntry(tail.FieldValues):
+	if tail != nil && isFinishEntry(tail.FieldValues) {
 		f.end = tail.ID
-	default:
-		ms, seq, _ := parseEventID(tail.ID)
-		f.end, f.synthetic = strconv.FormatUint(ms, 10)+"-"+strconv.FormatUint(seq+1, 10), true
-		f.endAt = time.UnixMilli(int64(ms)).UTC()
+		return nil
 	}
+	f.end, f.endAt = syntheticEnd(tail)
+	f.synthetic = true
 	return nil
 }
 

@@ -13,6 +13,7 @@ type quiz struct {
 	client rueidis.Client
 	keys   Keys
 	opts   options
+	feeds  *feedHubs // the Store's shared feed readers
 }
 
 // about is the subject of the quiz's error messages.

@@ -9,10 +9,13 @@ import (
 // for the quiz application, [Store.Meta] for the teacher) and runs the
 // operations on a whole quiz or namespace (Recap, PurgeQuiz, Purge, Quizzes,
 // Audit). A *Store is cheap, safe for concurrent use, and holds no connections
-// of its own: the caller owns the client and closes it.
+// of its own: the caller owns the client and closes it. The Board.Events
+// iterators of one Store that follow the same quiz share one reader (one
+// blocking XREAD at a time), which runs only while one of them runs.
 type Store struct {
 	client rueidis.Client
 	opts   options
+	feeds  *feedHubs // Board.Events' shared readers, one per quiz followed
 }
 
 // New validates the client and the options and returns a Store. It does no
@@ -30,7 +33,7 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 	if client.Mode() == rueidis.ClientModeCluster && !o.hashTag {
 		return nil, ErrNeedsHashTag
 	}
-	return &Store{client: resending{client}, opts: o}, nil
+	return &Store{client: resending{client}, opts: o, feeds: newFeedHubs()}, nil
 }
 
 // Keys returns the key names of quiz quizID. It does no I/O. A quiz ID must be
@@ -68,5 +71,5 @@ func (s *Store) quiz(quizID string) (quiz, error) {
 	if err != nil {
 		return quiz{}, err
 	}
-	return quiz{client: s.client, keys: k, opts: s.opts}, nil
+	return quiz{client: s.client, keys: k, opts: s.opts, feeds: s.feeds}, nil
 }
