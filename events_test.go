@@ -594,3 +594,76 @@ func idBefore(a, b string) bool {
 	}
 	return am < bm || am == bm && as < bs
 }
+
+// TestEventsSharedReaders: 20 readers of one quiz share one reader of the
+// log; half of them are slow and fall behind (a buffer of one batch), catch
+// up alone and join again. Each sees every answer once, in the log's order.
+func TestEventsSharedReaders(t *testing.T) {
+	defer kuis.SetMemberBuffer(1)()
+	const (
+		readers = 20
+		total   = 2_000
+	)
+	e := newEnv(t)
+	id, m, b := e.running(total / 50)
+	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
+	defer cancel()
+	seen := make([][]string, readers)
+	errs := make(chan error, readers)
+	var wg sync.WaitGroup
+	for r := range readers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ev, err := range b.Events(ctx, "") {
+				if err != nil {
+					errs <- fmt.Errorf("reader %d: %w", r, err)
+					return
+				}
+				if ev.Kind == kuis.EventFinished {
+					return
+				}
+				seen[r] = append(seen[r], ev.ID)
+				if r%2 == 1 && len(seen[r])%100 == 0 {
+					time.Sleep(20 * time.Millisecond) // fall behind
+				}
+			}
+			errs <- fmt.Errorf("reader %d: ended without the finish", r)
+		}()
+	}
+	var writers sync.WaitGroup
+	for w := range 16 {
+		writers.Add(1)
+		go func() {
+			defer writers.Done()
+			for i := w; i < total; i += 16 {
+				if _, err := b.RecordAnswer(ctx, fmt.Sprintf("p%02d", i%50), i/50+1); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	writers.Wait()
+	if err := m.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	logged, err := e.client.Do(e.ctx, e.client.B().Xrange().Key(e.keys(id).Log()).Start("-").End("+").Build()).AsXRange()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]string, 0, total)
+	for _, x := range logged[:len(logged)-1] { // the last is the finish
+		want = append(want, x.ID)
+	}
+	for r := range readers {
+		if diff := cmp.Diff(want, seen[r]); diff != "" {
+			t.Errorf("reader %d (-log +seen):\n%s", r, diff)
+		}
+	}
+}

@@ -13,3 +13,12 @@ func SetFeedBlock(d time.Duration) (restore func()) {
 	feedBlock = d
 	return func() { feedBlock = old }
 }
+
+// SetMemberBuffer sets how many batches a feed hub's member may fall behind
+// before it is dropped and catches up alone. It returns the function that
+// restores it.
+func SetMemberBuffer(n int) (restore func()) {
+	old := memberBuffer
+	memberBuffer = n
+	return func() { memberBuffer = old }
+}

@@ -50,8 +50,9 @@ type feedMember struct {
 
 // memberBuffer is how many batches a member may fall behind (up to 1,000
 // events each) before the hub drops it; a dropped member catches up on its
-// own and joins again, so a slow screen never slows the others.
-const memberBuffer = 64
+// own and joins again, so a slow screen never slows the others. A variable
+// so that tests can make every member fall behind.
+var memberBuffer = 64
 
 // join makes m a member of q's hub, starting the hub if none runs, and
 // returns the hub's position: every event after it reaches m through m.ch;
