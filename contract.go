@@ -82,9 +82,10 @@ func ContractTable(opts ...Option) (string, error) {
 // way, and then the answer log and the order set (revision 3): a log entry
 // whose answer is not counted or is logged twice, a counted answer without an
 // entry, an entry after the finish entry or a finish entry while the quiz
-// runs (the finish entry itself, status = selesai, is legal), a missing log or order set (a quiz written before they existed), and
-// an order set that does not place exactly the board's members by their
-// answers and latest logged time.
+// runs (the finish entry itself, status = selesai, is legal), a missing log
+// or order set (a quiz written before they existed), and an order set that
+// does not place exactly the board's members by their answers and latest
+// logged time.
 //
 // Commands: TYPE and PTTL of the five keys, HGETALL meta, ZRANGE board 0 -1
 // WITHSCORES, SMEMBERS answers, XRANGE log in pages, ZRANGE order 0 -1

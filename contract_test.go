@@ -155,6 +155,15 @@ func TestAuditViolations(t *testing.T) {
 			{"l", "log", `entry ` + later + ` logs answer "3:Dewi" a second time`}}},
 		{"an entry without participant", func(e *env, k kuis.Keys) { e.mustRaw("XADD", k.Log(), later, "soal", "1") },
 			[][3]string{{"l", "log", `entry ` + later + ` has no valid peserta and soal`}}},
+		{"a finish entry while the quiz runs", func(e *env, k kuis.Keys) { e.mustRaw("XADD", k.Log(), later, "status", "selesai") },
+			[][3]string{{"l", "log", `finish entry ` + later + ` while the status is berjalan`}}},
+		{"an entry after the finish", func(e *env, k kuis.Keys) {
+			e.mustRaw("HSET", k.Meta(), "status", "selesai")
+			e.mustRaw("XADD", k.Log(), later, "status", "selesai")
+			e.mustRaw("XADD", k.Log(), "4000000000001-0", "peserta", "Dewi", "soal", "2", "skor", "20")
+		}, [][3]string{
+			{"l", "log", `entry 4000000000001-0 follows the finish entry ` + later},
+			{"l", "log", `entry 4000000000001-0 logs answer "2:Dewi", which the answers set does not hold`}}},
 		{"a counted answer not logged", func(e *env, k kuis.Keys) {
 			e.mustRaw("SADD", k.Answers(), "2:Dewi")
 			e.mustRaw("ZINCRBY", k.Board(), "10", "Dewi")

@@ -68,22 +68,29 @@ const (
 // (errors.Is(err, context.Canceled) or context.DeadlineExceeded) and stops;
 // any other error is yielded once and ends it too. A reader that calls Events
 // again with the last ID it saw misses nothing and sees nothing twice; called
-// after the EventFinished's ID, it yields nothing and stops.
+// after the EventFinished's ID, it yields nothing and stops. Works on Redis
+// Cluster (one key).
 //
-// The feed is the answer log, a stream with one entry per counted answer and
-// one for the finish. Events starts with HGETALL meta and XREVRANGE log + -
-// COUNT 1 (O(1)), then reads with XREAD COUNT 1000 BLOCK 5000 STREAMS log <id>
-// (O(M) for M entries returned), which holds a connection of rueidis'
-// dedicated pool while it blocks; ctx cancellation releases it at once. Each
-// XREAD that times out is followed by another HGETALL meta, so that a quiz
-// finished without a finish entry (one whose answers predate the log, or one
-// finished by a plain HSET) ends the feed within 5 s with an EventFinished
-// of its own ID, right after the last logged entry's. Works on Redis Cluster
-// (one key).
+// The feed is the answer log (Keys.Log), with one entry per counted answer
+// and one for the finish, each written by the same script as the write it
+// describes. Events starts with HGETALL meta and XREVRANGE log + - COUNT 1
+// (O(1)), reads what is already logged with XREAD COUNT 1000 (O(M) for M
+// entries), then waits for new entries. The Events iterators of one Store
+// that follow the same quiz share one reader, which blocks in XREAD COUNT
+// 1000 BLOCK 5000 on a connection of rueidis' dedicated pool, reads at most
+// once per 5 ms (a busy quiz's events arrive in batches, a few ms late), and
+// hands each batch to every iterator: a hundred screens cost the server what
+// one does. The reader stops when its last iterator does; ctx ends an
+// iterator at once. An iterator that falls 64 batches behind reads the log
+// alone until it catches up. Each XREAD that times out is followed by
+// HGETALL meta, so that a quiz finished without a finish entry (one whose
+// answers predate the log, or one finished by a plain HSET) ends the feed
+// within 5 s, with an EventFinished of an ID of its own, right after the last
+// logged entry's.
 //
 // Events are kept as long as the quiz: the log has no TTL and is deleted with
-// the quiz's other keys by PurgeQuiz or Purge. An event costs about 40 to 100
-// bytes of server memory (a stream entry of three short fields, in a listpack).
+// the quiz's other keys by PurgeQuiz or Purge. An event costs the server
+// about 36 bytes of memory (measured over a million answers; BENCHMARKS.md).
 //
 // Errors (yielded): ErrInvalidRange for an after that is not "" or an event
 // ID (<ms>-<seq>), before any I/O; ErrQuizNotFound; ErrCorrupt for a log or

@@ -722,3 +722,66 @@ func ExampleStore_Repair() {
 	// after: [{1 1 Citra 30} {2 1 Ali 30} {3 3 Budi 20} {4 4 Dewi 10}]
 	// violations: [] second Repair: []
 }
+
+// Events replays a quiz's feed from the start, in the order the answers were
+// counted, and ends after the finish. A screen that lost its connection calls
+// Events again with the last ID it saw and misses nothing; here it resumes
+// after the fourth answer. The IDs are the server's times (miniredis's clock,
+// set here, one answer a second).
+func ExampleBoard_Events() {
+	mr, client, done := exampleServer()
+	defer done()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	meta, board := referenceQuizAt(ctx, store, answerClock(mr))
+	if err := meta.Finish(ctx); err != nil {
+		log.Fatal(err)
+	}
+	var fourth string
+	for ev, err := range board.Events(ctx, "") {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if ev.Kind == kuis.EventFinished {
+			fmt.Println(ev.ID, ev.At.Format("15:04:05"), ev.Kind)
+			continue
+		}
+		fmt.Printf("%s %s %s: %s, question %d, score %d\n", ev.ID, ev.At.Format("15:04:05"), ev.Kind, ev.Participant, ev.Question, ev.Score)
+		if fourth == "" && ev.Participant == "Budi" {
+			fourth = ev.ID
+		}
+	}
+	fmt.Println("resumed after", fourth)
+	for ev, err := range board.Events(ctx, fourth) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if ev.Kind == kuis.EventFinished {
+			fmt.Println(ev.Kind)
+			continue
+		}
+		fmt.Println(ev.Kind, ev.Participant, ev.Score)
+	}
+	// Output:
+	// 1796030101125-0 09:15:01 answer: Ali, question 1, score 10
+	// 1796030102125-0 09:15:02 answer: Citra, question 1, score 10
+	// 1796030103125-0 09:15:03 answer: Ali, question 2, score 20
+	// 1796030104125-0 09:15:04 answer: Budi, question 2, score 10
+	// 1796030105125-0 09:15:05 answer: Citra, question 2, score 20
+	// 1796030106125-0 09:15:06 answer: Ali, question 3, score 30
+	// 1796030107125-0 09:15:07 answer: Budi, question 3, score 20
+	// 1796030108125-0 09:15:08 answer: Citra, question 3, score 30
+	// 1796030109125-0 09:15:09 answer: Dewi, question 3, score 10
+	// 1796030109125-1 09:15:09 finished
+	// resumed after 1796030104125-0
+	// answer Citra 20
+	// answer Ali 30
+	// answer Budi 20
+	// answer Citra 30
+	// answer Dewi 10
+	// finished
+}
