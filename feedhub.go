@@ -35,6 +35,7 @@ func newFeedHubs() *feedHubs { return &feedHubs{hubs: map[string]*feedHub{}} }
 // feedHub reads one log from pos on, for its members.
 type feedHub struct {
 	q       quiz
+	block   time.Duration // feedBlock when the hub started
 	pos     string // the last ID read and handed out (guarded by feedHubs.mu)
 	members map[*feedMember]struct{}
 	cancel  context.CancelFunc
@@ -86,7 +87,7 @@ func (hs *feedHubs) join(ctx context.Context, q quiz) (*feedMember, string, erro
 		return m, h.pos, nil
 	}
 	hctx, cancel := context.WithCancel(context.Background())
-	h := &feedHub{q: q, pos: pos, members: map[*feedMember]struct{}{m: {}}, cancel: cancel}
+	h := &feedHub{q: q, block: feedBlock, pos: pos, members: map[*feedMember]struct{}{m: {}}, cancel: cancel}
 	hs.hubs[key] = h
 	go hs.run(hctx, h)
 	return m, pos, nil
@@ -129,7 +130,7 @@ func (hs *feedHubs) run(ctx context.Context, h *feedHub) {
 			}
 		}
 		last = time.Now()
-		cmd := c.B().Xread().Count(feedCount).Block(feedBlock.Milliseconds()).Streams().Key(k.log).Id(pos).Build()
+		cmd := c.B().Xread().Count(feedCount).Block(h.block.Milliseconds()).Streams().Key(k.log).Id(pos).Build()
 		entries, err := readStream(c.Do(ctx, cmd), k.log)
 		if ctx.Err() != nil {
 			return // the last member left: nobody to tell

@@ -69,11 +69,10 @@ func main() {
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, c); err != nil {
-		log.Print(err)
-		stop()
-		os.Exit(1) //nolint:gocritic // stop ran above; nothing else is deferred
+	err := run(ctx, c)
+	stop()
+	if err != nil {
+		log.Fatal(err)
 	}
 }
 
