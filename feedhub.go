@@ -36,7 +36,7 @@ func newFeedHubs() *feedHubs { return &feedHubs{hubs: map[string]*feedHub{}} }
 type feedHub struct {
 	q       quiz
 	block   time.Duration // feedBlock when the hub started
-	pos     string // the last ID read and handed out (guarded by feedHubs.mu)
+	pos     string        // the last ID read and handed out (guarded by feedHubs.mu)
 	members map[*feedMember]struct{}
 	cancel  context.CancelFunc
 }
