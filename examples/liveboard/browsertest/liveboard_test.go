@@ -193,12 +193,8 @@ func TestLiveBoardInBrowser(t *testing.T) {
 		t.Fatalf("within 1 s of RecordAnswer: %v", err)
 	}
 	t.Logf("the new score showed %v after RecordAnswer's reply", took.Round(time.Millisecond))
-
-	if err := meta.Finish(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := waitText(page, "#status", "finished", 5*time.Second); err != nil {
-		t.Fatal(err)
+	if _, err := waitText(page, `#board tr[data-participant="Dewi"] .move`, "▲", time.Second); err != nil {
+		t.Fatal(err) // Dewi went from third to first
 	}
 	png, err := chromedp.Run(page, chromedp.FullScreenshot(100)) // quality 100: PNG, not JPEG
 	if err != nil {
@@ -217,7 +213,14 @@ func TestLiveBoardInBrowser(t *testing.T) {
 	}
 	t.Logf("screenshot: %s", shot)
 
-	// A student's page shows the student's own rank: Budi is third of four.
+	if err := meta.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitText(page, "#status", "finished", 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+
+	// A student's page shows the student's own rank: Budi is fourth, behind three at 20.
 	student, cancelStudent := chromedp.NewContext(page)
 	defer cancelStudent()
 	if err := chromedp.Do(student, chromedp.Navigate(base+"/me?name=Budi")); err != nil {
