@@ -287,8 +287,12 @@ func TestEventsLiveNoGoroutineLeak(t *testing.T) {
 		}()
 	}
 	time.Sleep(300 * time.Millisecond)
+	start := time.Now()
 	cancel()
 	wg.Wait()
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the iterators took %v to end after their ctx's cancel", d)
+	}
 	close(errs)
 	for err := range errs {
 		if !errors.Is(err, context.Canceled) {
