@@ -67,7 +67,7 @@ func ACLRules(role Role, opts ...Option) []string {
 			"+hlen", "+zrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+hgetall",
 			"+smembers", "+xrange",
 			// The feed: Board.Events and Board.Live.
-			"+hget", "+xread", "+xrevrange",
+			"+xread", "+xrevrange",
 			// What the record scripts call.
 			"+hmget", "+exists", "+zincrby", "+sismember", "+sadd", "+xadd", "+xlen", "+zadd",
 			// EVAL declares every key read-write; this selector lets the
@@ -82,7 +82,7 @@ func ACLRules(role Role, opts ...Option) []string {
 			"+zrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+smembers", "+sismember",
 			"+xrange", "+xlen", "+scard", "+sscan", "+zscan",
 			// The feed: Board.Events and Board.Live.
-			"+hget", "+xread", "+xrevrange",
+			"+xread", "+xrevrange",
 			// What the create and finish scripts write: meta, and the
 			// log's finish entry.
 			"+hset", "+xadd",

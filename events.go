@@ -86,7 +86,7 @@ const (
 // HGETALL meta, so that a quiz finished without a finish entry (one whose
 // answers predate the log, or one finished by a plain HSET) ends the feed
 // within 5 s, with an EventFinished of an ID of its own, right after the last
-// logged entry's.
+// logged entry's (its At is that entry's time, zero for a quiz without a log).
 //
 // Events are kept as long as the quiz: the log has no TTL and is deleted with
 // the quiz's other keys by PurgeQuiz or Purge. An event costs the server

@@ -681,3 +681,43 @@ func TestEventsSharedReaders(t *testing.T) {
 		}
 	}
 }
+
+// TestACLFeed: both roles' ACL users may follow the feed and the live board.
+func TestACLFeed(t *testing.T) {
+	e := newEnv(t)
+	id, m, _ := e.reference()
+	running, _, _ := e.reference()
+	if err := m.Finish(e.ctx); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+	defer cancel()
+	for _, role := range []kuis.Role{kuis.RoleApp, kuis.RoleTeacher} {
+		user := aclUser(t, e, kuis.ACLRules(role, kuis.WithNamespace(e.ns)))
+		store := e.storeOn(user)
+		// A running quiz: the answers, then the wait in XREAD BLOCK until ctx ends.
+		rb, _ := handles(t, store, running)
+		short, stop := context.WithTimeout(ctx, 300*time.Millisecond)
+		evs, err := collect(short, rb, "", -1)
+		stop()
+		if !errors.Is(err, context.DeadlineExceeded) || len(evs) != 9 {
+			t.Errorf("%v: Events of a running quiz = %d events, %v; want 9, then the deadline", role, len(evs), err)
+		}
+		b, _ := handles(t, store, id)
+		evs, err = collect(ctx, b, "", -1)
+		if err != nil || len(evs) != 10 {
+			t.Errorf("%v: Events = %d events, %v; want 9 answers and the finish", role, len(evs), err)
+		}
+		boards := 0
+		for _, err := range b.Live(ctx, 10, time.Second) {
+			if err != nil {
+				t.Errorf("%v: Live: %v", role, err)
+				break
+			}
+			boards++
+		}
+		if boards != 1 {
+			t.Errorf("%v: Live on a finished quiz: %d boards, want the final one", role, boards)
+		}
+	}
+}

@@ -493,7 +493,6 @@ func ExampleACLRules() {
 	// +hgetall
 	// +smembers
 	// +xrange
-	// +hget
 	// +xread
 	// +xrevrange
 	// +hmget
