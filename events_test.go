@@ -455,7 +455,8 @@ func killReaders(ctx context.Context, e *env) error {
 			if !strings.Contains(line, " cmd=xread ") {
 				continue
 			}
-			idText, _, _ := strings.Cut(strings.TrimPrefix(line, "id="), " ")
+			// RESP3 replies a verbatim string: its first line starts "txt:".
+			idText, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(line, "txt:"), "id="), " ")
 			id, err := strconv.ParseInt(idText, 10, 64)
 			if err != nil {
 				return fmt.Errorf("CLIENT LIST on %s: line %q: %w", addr, line, err)
