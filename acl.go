@@ -47,9 +47,10 @@ var clientCache = []string{"+client|tracking", "+client|caching", "+multi", "+ex
 // every key that changes, other applications' included.
 //
 // RoleApp may record answers (RecordAnswer, RecordAnswers) and run every Board
-// and Meta read, and Recap; Meta.Create, Meta.Finish, Purge, PurgeQuiz and any key outside
+// and Meta read (Events and Live included), and Recap; Meta.Create, Meta.Finish, Purge, PurgeQuiz and any key outside
 // the namespace are refused (ErrForbidden). RoleTeacher may create and finish
-// quizzes, read everything, Audit, Recap, Repair, Purge and PurgeQuiz, and
+// quizzes (Finish appends to the answer log, so the teacher may write the log,
+// never the board), read everything, Audit, Recap, Repair, Purge and PurgeQuiz, and
 // never record an answer: the record scripts answer ErrForbidden. Repair
 // needs ZADD and ZREM on the board and order set, so a teacher user can also
 // send those directly; RoleApp is refused Repair. Scripts run with the caller's rights, so each
@@ -81,6 +82,8 @@ func ACLRules(role Role, opts ...Option) []string {
 			"+smembers", "+xrange",
 			// Recap of a big quiz, in pages inside WATCH.
 			"+scard", "+watch", "+unwatch", "+zscan", "+sscan",
+			// The feed: Board.Events and Board.Live.
+			"+xread", "+xrevrange",
 			// What the record scripts call (SREM takes back a pair whose log
 			// entry could not be written).
 			"+hmget", "+exists", "+zincrby", "+sismember", "+sadd", "+srem", "+xadd", "+xlen", "+zadd",
@@ -88,15 +91,18 @@ func ACLRules(role Role, opts ...Option) []string {
 			// scripts name meta, while the commands inside stay checked above.
 			"("+board+" "+answers+" "+log+" "+order+" "+meta+" +evalsha +eval +evalsha_ro +eval_ro)")
 	case RoleTeacher:
-		rules = []string{"resetkeys", "resetchannels", meta, "%R" + board, "%R" + answers, "%R" + log, "%R" + order}
+		rules = []string{"resetkeys", "resetchannels", meta, log, "%R" + board, "%R" + answers, "%R" + order}
 		rules = append(rules, base...)
 		rules = append(rules,
 			// Reads of meta, board and answers, Audit included.
 			"+hlen", "+hmget", "+hgetall", "+exists", "+type",
 			"+zrange", "+zrevrank", "+zscore", "+zcount", "+zcard", "+smembers", "+sismember",
 			"+xrange", "+xrevrange", "+xlen", "+scard", "+sscan", "+zscan", "+watch", "+unwatch",
-			// What the create and finish scripts write.
-			"+hset",
+			// The feed: Board.Events and Board.Live.
+			"+xread",
+			// What the create and finish scripts write: meta, and the
+			// log's finish entry.
+			"+hset", "+xadd",
 			// Purge and Quizzes: SCAN on every primary (CLUSTER NODES finds
 			// them and tells whether a slot moved meanwhile).
 			"+scan", "+cluster|nodes",

@@ -22,6 +22,8 @@ const (
 
 // decodeLog reads XRANGE's entries, as a script returns them: {id, {field,
 // value, ...}} each. The entry ID's first part is the server's time in ms.
+// Entries without a peserta field (the finish entry) are not answers and are
+// skipped.
 func decodeLog(key string, m rueidis.RedisMessage) ([]AnswerRecord, error) {
 	entries, err := m.ToArray()
 	if err != nil {
@@ -40,6 +42,9 @@ func decodeLog(key string, m rueidis.RedisMessage) ([]AnswerRecord, error) {
 		flat, err := parts[1].AsStrSlice()
 		if err != nil || len(flat)%2 != 0 {
 			return nil, corrupt(key, "entry %s has no field/value list", id)
+		}
+		if !slices.Contains(fieldNames(flat), logParticipant) {
+			continue
 		}
 		a, err := logEntry(id, flat)
 		if err != nil {
@@ -73,6 +78,15 @@ func logEntry(id string, flat []string) (AnswerRecord, error) {
 		return AnswerRecord{}, fmt.Errorf("want fields %s and %s", logParticipant, logQuestion)
 	}
 	return a, nil
+}
+
+// fieldNames lists the field names of a flat field/value list.
+func fieldNames(flat []string) []string {
+	names := make([]string, 0, len(flat)/2)
+	for i := 0; i+1 < len(flat); i += 2 {
+		names = append(names, flat[i])
+	}
+	return names
 }
 
 // answerPair splits an answers set member "<question>:<participant>".

@@ -40,9 +40,10 @@ var contractRows = []contractRow{
 	{Keys.Answers, "set", "quiz application", "quiz application and teacher (audit)",
 		"member = `<question>:<participant>` per counted answer",
 		"one key per quiz, one member per counted answer"},
-	{Keys.Log, "stream", "quiz application", "teacher (recap, audit) and quiz application",
-		"one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3)",
-		"one key per quiz, one entry per counted answer"},
+	{Keys.Log, "stream", "quiz application (teacher: the finish entry)", "teacher (recap, audit) and quiz application (the feed)",
+		"one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3); " +
+			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips it",
+		"one key per quiz, one entry per counted answer, plus the finish"},
 	{Keys.Order, "sorted set", "quiz application (teacher: Repair)", "students and teacher",
 		"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time (revision 3)",
 		"one key per quiz, one member per participant"},
@@ -86,9 +87,11 @@ func ContractTable(opts ...Option) (string, error) {
 // their counted answers (RecordAnswer is the only way to earn points), either
 // way, and then the answer log and the order set (revision 3): a log entry
 // whose answer is not counted or is logged twice, a counted answer without an
-// entry, a missing log or order set (a quiz written before they existed), and
-// an order set that does not place exactly the board's members by their
-// answers and latest logged time.
+// entry, an entry after the finish entry or a finish entry while the quiz
+// runs (the finish entry itself, status = selesai, is legal), a missing log
+// or order set (a quiz written before they existed), and an order set that
+// does not place exactly the board's members by their answers and latest
+// logged time.
 //
 // Commands: TYPE and PTTL of the five keys, HGETALL meta, then the board
 // (ZSCAN), the answers set (SSCAN), the log (XRANGE) and the order set
@@ -109,9 +112,10 @@ func (s *Store) Audit(ctx context.Context, quizID string) ([]Violation, error) {
 
 // auditor collects the violations of one quiz.
 type auditor struct {
-	q     quiz
-	found []Violation
-	pairs map[string]bool // the answers set's well-formed members
+	q      quiz
+	found  []Violation
+	pairs  map[string]bool // the answers set's well-formed members
+	status string          // meta's status field as found ("" when missing)
 }
 
 func (a *auditor) add(key, rule, format string, args ...any) {
@@ -228,7 +232,17 @@ func (a *auditor) log(ctx context.Context) (map[string]int64, error) {
 	key := a.q.keys.log
 	latest := map[string]int64{}
 	logged := map[string]bool{}
+	finished := ""
 	_, err := a.q.readLog(ctx, func(e rueidis.XRangeEntry, ms int64) {
+		if finished != "" {
+			a.add(key, "log", "entry %s follows the finish entry %s", e.ID, finished)
+		}
+		if isFinishEntry(e.FieldValues) {
+			if finished == "" {
+				finished = e.ID
+			}
+			return
+		}
 		q, p := e.FieldValues[logQuestion], e.FieldValues[logParticipant]
 		pair := q + ":" + p
 		switch _, _, ok := answerPair(pair); {
@@ -258,6 +272,9 @@ func (a *auditor) log(ctx context.Context) (map[string]int64, error) {
 	sort.Strings(unlogged)
 	for _, pair := range unlogged {
 		a.add(key, "log", "answer %s is counted but not logged", quote(pair))
+	}
+	if finished != "" && a.status == string(StatusRunning) {
+		a.add(key, "log", "finish entry %s while the status is %s", finished, StatusRunning)
 	}
 	return latest, nil
 }
@@ -331,6 +348,7 @@ func (a *auditor) meta(ctx context.Context) (int64, error) {
 		questions = n
 	}
 	if s, ok := fields[fieldStatus]; ok {
+		a.status = s
 		if _, err := decodeStatus(key, s); err != nil {
 			a.add(key, "status", "status is %s, want %q or %q", quote(s), StatusRunning, StatusFinished)
 		}

@@ -24,10 +24,11 @@ func TestContractTable(t *testing.T) {
 			"| `" + answers + "` | set | quiz application | quiz application and teacher (audit) | " +
 			"member = `<question>:<participant>` per counted answer | " +
 			"one key per quiz, one member per counted answer | none while the quiz runs |\n" +
-			"| `" + log + "` | stream | quiz application | teacher (recap, audit) and quiz application | " +
+			"| `" + log + "` | stream | quiz application (teacher: the finish entry) | teacher (recap, audit) and quiz application (the feed) | " +
 			"one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); " +
-			"the entry ID is the server's time in ms (revision 3) | " +
-			"one key per quiz, one entry per counted answer | none while the quiz runs |\n" +
+			"the entry ID is the server's time in ms (revision 3); " +
+			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips it | " +
+			"one key per quiz, one entry per counted answer, plus the finish | none while the quiz runs |\n" +
 			"| `" + order + "` | sorted set | quiz application (teacher: Repair) | students and teacher | " +
 			"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): " +
 			"points, then the earlier time (revision 3) | " +
@@ -163,6 +164,15 @@ func TestAuditViolations(t *testing.T) {
 			{"l", "log", `entry ` + later + ` logs answer "3:Dewi" a second time`}}},
 		{"an entry without participant", func(e *env, k kuis.Keys) { e.mustRaw("XADD", k.Log(), later, "soal", "1") },
 			[][3]string{{"l", "log", `entry ` + later + ` has no valid peserta and soal`}}},
+		{"a finish entry while the quiz runs", func(e *env, k kuis.Keys) { e.mustRaw("XADD", k.Log(), later, "status", "selesai") },
+			[][3]string{{"l", "log", `finish entry ` + later + ` while the status is berjalan`}}},
+		{"an entry after the finish", func(e *env, k kuis.Keys) {
+			e.mustRaw("HSET", k.Meta(), "status", "selesai")
+			e.mustRaw("XADD", k.Log(), later, "status", "selesai")
+			e.mustRaw("XADD", k.Log(), "4000000000001-0", "peserta", "Dewi", "soal", "2", "skor", "20")
+		}, [][3]string{
+			{"l", "log", `entry 4000000000001-0 follows the finish entry ` + later},
+			{"l", "log", `entry 4000000000001-0 logs answer "2:Dewi", which the answers set does not hold`}}},
 		{"a counted answer not logged", func(e *env, k kuis.Keys) {
 			e.mustRaw("SADD", k.Answers(), "2:Dewi")
 			e.mustRaw("ZINCRBY", k.Board(), "10", "Dewi")

@@ -18,7 +18,7 @@
 //	kuis:papan:kuis-01    sorted set  member = participant, score = points (10 per correct answer)
 //	kuis:meta:kuis-01     hash        judul, jumlah_soal, status (berjalan | selesai)
 //	kuis:jawaban:kuis-01  set         "<question>:<participant>" per counted answer
-//	kuis:catatan:kuis-01  stream      one entry per counted answer (peserta, soal, skor), its ID the server's time
+//	kuis:catatan:kuis-01  stream      one entry per counted answer (peserta, soal, skor), its ID the server's time; then the finish (status)
 //	kuis:urutan:kuis-01   sorted set  participant by points, then time of the latest answer ([WithTies])
 //
 // No key ever has a TTL: the end of a quiz's data is a decision
@@ -26,6 +26,13 @@
 // first segment and [WithHashTag] braces the quiz ID ({kuis-01}) for Redis
 // Cluster. [ContractTable] prints the table, [Store.Audit] checks live keys
 // against it, [ACLRules] makes the two roles' Redis ACL users.
+//
+// # Live screens
+//
+// [Board.Events] is the quiz's resumable feed, read from the answer log: each
+// counted answer and the finish, in order, resumed after the last ID a screen
+// saw. [Board.Live] yields the top of the board at a human rate: at most once
+// per interval, and only when the quiz changed.
 //
 // # A quiz in ten lines
 //

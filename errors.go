@@ -32,8 +32,9 @@ var (
 	ErrInvalidMeta = errors.New("kuis: invalid quiz meta")
 	// ErrInvalidQuestion: a question number below 1 or above the quiz's jumlah_soal.
 	ErrInvalidQuestion = errors.New("kuis: invalid question")
-	// ErrInvalidRange: a negative offset, or a limit or radius out of bounds.
-	// Returned before any I/O.
+	// ErrInvalidRange: a negative offset, or a limit or radius out of bounds;
+	// a Live top or interval out of bounds; an Events start that is not an
+	// event ID. Returned before any I/O.
 	ErrInvalidRange = errors.New("kuis: invalid range")
 	// ErrNoClient: a nil rueidis.Client.
 	ErrNoClient = errors.New("kuis: nil rueidis client")

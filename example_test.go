@@ -455,7 +455,7 @@ func ExampleContractTable() {
 	// | `kuis:papan:<quiz>` | sorted set | quiz application | students and teacher | member = participant name, score = cumulative points (10 per correct answer) | one key per quiz, one member per participant | none while the quiz runs |
 	// | `kuis:meta:<quiz>` | hash | teacher | teacher and quiz application | fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`) | one key per quiz, three fields | none while the quiz runs |
 	// | `kuis:jawaban:<quiz>` | set | quiz application | quiz application and teacher (audit) | member = `<question>:<participant>` per counted answer | one key per quiz, one member per counted answer | none while the quiz runs |
-	// | `kuis:catatan:<quiz>` | stream | quiz application | teacher (recap, audit) and quiz application | one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3) | one key per quiz, one entry per counted answer | none while the quiz runs |
+	// | `kuis:catatan:<quiz>` | stream | quiz application (teacher: the finish entry) | teacher (recap, audit) and quiz application (the feed) | one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3); last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips it | one key per quiz, one entry per counted answer, plus the finish | none while the quiz runs |
 	// | `kuis:urutan:<quiz>` | sorted set | quiz application (teacher: Repair) | students and teacher | member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time (revision 3) | one key per quiz, one member per participant | none while the quiz runs |
 	// | `kuis:papan-baru:<quiz>` | sorted set | teacher (Repair) | none: Repair renames it to the board | a board being rebuilt by Repair, as the board, plus one token member starting with a NUL byte; it exists only while Repair rebuilds (revision 3) | at most one key per quiz, for the length of a Repair | none while the quiz runs |
 	// | `kuis:urutan-baru:<quiz>` | sorted set | teacher (Repair) | none: Repair renames it to the order set | the order set being rebuilt with the board above, as the order set (revision 3) | at most one key per quiz, for the length of a Repair | none while the quiz runs |
@@ -497,6 +497,8 @@ func ExampleACLRules() {
 	// +unwatch
 	// +zscan
 	// +sscan
+	// +xread
+	// +xrevrange
 	// +hmget
 	// +exists
 	// +zincrby
@@ -723,4 +725,67 @@ func ExampleStore_Repair() {
 	// {Participant:Eko Was:40 Now:0}
 	// after: [{1 1 Citra 30} {2 1 Ali 30} {3 3 Budi 20} {4 4 Dewi 10}]
 	// violations: [] second Repair: []
+}
+
+// Events replays a quiz's feed from the start, in the order the answers were
+// counted, and ends after the finish. A screen that lost its connection calls
+// Events again with the last ID it saw and misses nothing; here it resumes
+// after the fourth answer. The IDs are the server's times (miniredis's clock,
+// set here, one answer a second).
+func ExampleBoard_Events() {
+	mr, client, done := exampleServer()
+	defer done()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	meta, board := referenceQuizAt(ctx, store, answerClock(mr))
+	if err := meta.Finish(ctx); err != nil {
+		log.Fatal(err)
+	}
+	var fourth string
+	for ev, err := range board.Events(ctx, "") {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if ev.Kind == kuis.EventFinished {
+			fmt.Println(ev.ID, ev.At.Format("15:04:05"), ev.Kind)
+			continue
+		}
+		fmt.Printf("%s %s %s: %s, question %d, score %d\n", ev.ID, ev.At.Format("15:04:05"), ev.Kind, ev.Participant, ev.Question, ev.Score)
+		if fourth == "" && ev.Participant == "Budi" {
+			fourth = ev.ID
+		}
+	}
+	fmt.Println("resumed after", fourth)
+	for ev, err := range board.Events(ctx, fourth) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		if ev.Kind == kuis.EventFinished {
+			fmt.Println(ev.Kind)
+			continue
+		}
+		fmt.Println(ev.Kind, ev.Participant, ev.Score)
+	}
+	// Output:
+	// 1796030101125-0 09:15:01 answer: Ali, question 1, score 10
+	// 1796030102125-0 09:15:02 answer: Citra, question 1, score 10
+	// 1796030103125-0 09:15:03 answer: Ali, question 2, score 20
+	// 1796030104125-0 09:15:04 answer: Budi, question 2, score 10
+	// 1796030105125-0 09:15:05 answer: Citra, question 2, score 20
+	// 1796030106125-0 09:15:06 answer: Ali, question 3, score 30
+	// 1796030107125-0 09:15:07 answer: Budi, question 3, score 20
+	// 1796030108125-0 09:15:08 answer: Citra, question 3, score 30
+	// 1796030109125-0 09:15:09 answer: Dewi, question 3, score 10
+	// 1796030109125-1 09:15:09 finished
+	// resumed after 1796030104125-0
+	// answer Citra 20
+	// answer Ali 30
+	// answer Budi 20
+	// answer Citra 30
+	// answer Dewi 10
+	// finished
 }

@@ -216,7 +216,8 @@ func (k Keys) Meta() string { return k.meta }
 func (k Keys) Answers() string { return k.answers }
 
 // Log is the stream of counted answers, one entry per answer in the order
-// counted, its ID holding the server's time: "kuis:catatan:kuis-01".
+// counted, its ID holding the server's time, then the finish entry:
+// "kuis:catatan:kuis-01". It is the quiz's feed ([Board.Events]).
 func (k Keys) Log() string { return k.log }
 
 // Order is the sorted set that orders the board by points, then by the time

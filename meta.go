@@ -88,11 +88,18 @@ func (m *Meta) fields(ctx context.Context) (map[string]string, error) {
 	return fields, nil
 }
 
-// Finish sets status to selesai in one atomic script (HMGET, then HSET: O(1)),
-// after which the quiz takes no new answers. Finishing a finished quiz
-// succeeds and changes nothing. Errors: ErrQuizNotFound with no meta (nothing
-// is created), ErrCorrupt for an unknown status or malformed meta.
+// Finish sets status to selesai and appends the finish entry (the single
+// field status = selesai) to the answer log, in one atomic script (HMGET,
+// TYPE, SCARD, then XADD and HSET: O(1)), after which the quiz takes no new
+// answers and [Board.Events] ends with an EventFinished. A quiz whose answers
+// were counted before the log existed (answers, no log) gets no entry, so
+// that no log claims its answers were never logged; its feed ends on the
+// status; so does a quiz whose log or answers key has the wrong type (Audit
+// reports those). Finishing a finished quiz succeeds and changes nothing.
+// Errors: ErrQuizNotFound with no meta (nothing is created), ErrCorrupt for an
+// unknown status or malformed meta.
 func (m *Meta) Finish(ctx context.Context) error {
-	err := script.Finish.Exec(ctx, m.q.client, []string{m.q.keys.meta}, nil).Error()
+	k := m.q.keys
+	err := script.Finish.Exec(ctx, m.q.client, []string{k.meta, k.log, k.answers}, nil).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
 }

@@ -229,6 +229,15 @@ func TestMetaFinish(t *testing.T) {
 		if err := e.meta(id).Finish(e.ctx); !errors.Is(err, tt.wantErr) || (err == nil) != (tt.wantErr == nil) {
 			t.Errorf("%s: Finish = %v; want %v", tt.name, err, tt.wantErr)
 		}
+		if tt.changed {
+			// The finish is logged with the status change: one entry, the
+			// single field status = selesai, in a log the quiz did not have.
+			entries, err := e.mustRaw("XRANGE", k.Log(), "-", "+").AsXRange()
+			if err != nil || len(entries) != 1 || len(entries[0].FieldValues) != 1 || entries[0].FieldValues["status"] != "selesai" {
+				t.Errorf("%s: log after Finish = %v, %v; want one entry status=selesai", tt.name, entries, err)
+			}
+			e.mustRaw("DEL", k.Log())
+		}
 		if diff := cmp.Diff(want, e.dump(fiveKeys(k)...)); diff != "" {
 			t.Errorf("%s: keys after Finish (-want +got):\n%s", tt.name, diff)
 		}

@@ -14,6 +14,7 @@ type quiz struct {
 	keys   Keys
 	opts   options
 	rec    *coalescer
+	feeds  *feedHubs // the Store's shared feed readers
 }
 
 // about is the subject of the quiz's error messages.

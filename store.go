@@ -11,11 +11,14 @@ import (
 // Audit). A *Store is cheap, safe for concurrent use, and holds no connections
 // of its own: the caller owns the client and closes it. It keeps the queues of
 // RecordAnswer calls waiting to share a script run (see Board.RecordAnswer),
-// which no other Store shares, and runs no goroutine while no call waits.
+// which no other Store shares, and runs no goroutine while no call waits. The
+// Board.Events iterators of one Store that follow the same quiz share one
+// reader (one blocking XREAD at a time), which runs only while one of them runs.
 type Store struct {
 	client rueidis.Client
 	opts   options
 	rec    *coalescer // RecordAnswer's queues, one per quiz
+	feeds  *feedHubs  // Board.Events' shared readers, one per quiz followed
 }
 
 // New validates the client and the options and returns a Store. It does no
@@ -33,7 +36,7 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 	if client.Mode() == rueidis.ClientModeCluster && !o.hashTag {
 		return nil, ErrNeedsHashTag
 	}
-	return &Store{client: resending{client}, opts: o, rec: newCoalescer()}, nil
+	return &Store{client: resending{client}, opts: o, rec: newCoalescer(), feeds: newFeedHubs()}, nil
 }
 
 // Keys returns the key names of quiz quizID. It does no I/O. A quiz ID must be
@@ -71,5 +74,5 @@ func (s *Store) quiz(quizID string) (quiz, error) {
 	if err != nil {
 		return quiz{}, err
 	}
-	return quiz{client: s.client, keys: k, opts: s.opts, rec: s.rec}, nil
+	return quiz{client: s.client, keys: k, opts: s.opts, rec: s.rec, feeds: s.feeds}, nil
 }

@@ -59,17 +59,21 @@ func (l logEntry) ms() int64 {
 	return n
 }
 
-// answerLog reads the quiz's whole answer log with XRANGE.
+// answerLog reads the answers in the quiz's log with XRANGE; the finish
+// entry (the single field status = selesai) is not an answer and is left out.
 func answerLog(e *env, k kuis.Keys) []logEntry {
 	e.t.Helper()
 	entries, err := e.mustRaw("XRANGE", k.Log(), "-", "+").AsXRange()
 	if err != nil {
 		e.t.Fatalf("XRANGE %s: %v", k.Log(), err)
 	}
-	out := make([]logEntry, len(entries))
-	for i, x := range entries {
+	out := make([]logEntry, 0, len(entries))
+	for _, x := range entries {
 		f := x.FieldValues
-		out[i] = logEntry{x.ID, f["peserta"], f["soal"], f["skor"]}
+		if len(f) == 1 && f["status"] == "selesai" {
+			continue
+		}
+		out = append(out, logEntry{x.ID, f["peserta"], f["soal"], f["skor"]})
 		if len(f) != 3 {
 			e.t.Errorf("log entry %s has fields %v; want peserta, soal, skor", x.ID, f)
 		}

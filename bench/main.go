@@ -43,6 +43,8 @@ type config struct {
 	// -stalls: the whole-quiz operations on a big quiz only.
 	stalls         bool
 	repairTampered int
+	// -live: the feed and the live board only.
+	live bool
 }
 
 func parseFlags() config {
@@ -64,6 +66,7 @@ func parseFlags() config {
 	flag.IntVar(&c.memQuestions, "mem-questions", 100, "-rev3: questions of the memory quiz, each answered by every participant")
 	flag.BoolVar(&c.stalls, "stalls", false, "only measure Repair, Audit, Recap and PurgeQuiz on a quiz of -big participants")
 	flag.IntVar(&c.repairTampered, "repair-tampered", 10_000, "-stalls: scores tampered with before Repair")
+	flag.BoolVar(&c.live, "live", false, "only measure the feed (Board.Events) and the live board (Board.Live)")
 	flag.Parse()
 	return c
 }
@@ -107,6 +110,9 @@ func run() error {
 	}
 	if cfg.stalls {
 		return r.stalls(os.Stdout, cfg)
+	}
+	if cfg.live {
+		return r.live(os.Stdout)
 	}
 	res, labels, err := r.all(cfg)
 	if err != nil {

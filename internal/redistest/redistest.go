@@ -191,3 +191,23 @@ func Namespace(t testing.TB) string {
 	}
 	return "kt" + hex.EncodeToString(b[:])
 }
+
+// ClientWith is a second client of the real target (standalone or cluster),
+// with the option changed by tweak first: for example DisableRetry, so that a
+// test sees the errors rueidis would otherwise hide by resending. It is closed
+// at cleanup. On miniredis, where a new client would need a new server, it
+// fails the test: call it only when [Real].
+func ClientWith(t testing.TB, tweak func(*rueidis.ClientOption)) rueidis.Client {
+	t.Helper()
+	if !Real() {
+		t.Fatal("redistest: ClientWith needs a real Redis")
+	}
+	opt := realOption()
+	tweak(&opt)
+	c, err := newClient(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}

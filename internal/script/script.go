@@ -39,7 +39,7 @@ var (
 var (
 	// Create writes a new quiz's meta unless any key of the quiz exists.
 	Create = rueidis.NewLuaScript(gate + create)
-	// Finish sets a quiz's status to selesai.
+	// Finish sets a quiz's status to selesai and logs the finish.
 	Finish = rueidis.NewLuaScript(gate + finish)
 	// RecordAnswer adds 10 points once per (question, participant) while the
 	// quiz runs, for each of up to MaxAnswers answers.
