@@ -444,7 +444,7 @@ func TestRecordAnswersFirstPositionAfterNoscript(t *testing.T) {
 	if out[0].Err != nil || out[0].Duplicate {
 		t.Errorf("input 0 %v: %+v, %v; want counted", in[0], out[0].Answer, out[0].Err)
 	}
-	if want := (kuis.Answer{Score: out[n-1-participants].Score, Duplicate: true}); out[n-1].Err != nil || out[n-1].Answer != want {
+	if want := (kuis.Answer{Score: out[n-participants].Score, Duplicate: true}); out[n-1].Err != nil || out[n-1].Answer != want {
 		t.Errorf("input %d %v: %+v, %v; want %+v (a repeat, with the score of s0's entry before it)", n-1, in[n-1], out[n-1].Answer, out[n-1].Err, want)
 	}
 	scores := map[string][]int64{}
