@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -93,6 +94,14 @@ func TestQuestionCountOf15Digits(t *testing.T) {
 // value printed in full, not in exponent form.
 func TestRefusalsPrintWholeNumbers(t *testing.T) {
 	e := newEnv(t)
+	if q, err := strconv.Atoi("1000000000000000"); err == nil { // not on 32-bit builds
+		big, _, bb := e.running(3)
+		e.mustRaw("HSET", e.keys(big).Meta(), "jumlah_soal", "999999999999999")
+		const wantQ = "question 1000000000000000 of 999999999999999"
+		if _, err := bb.RecordAnswer(e.ctx, "Ali", q); !errors.Is(err, kuis.ErrInvalidQuestion) || !strings.Contains(fmt.Sprint(err), wantQ) {
+			t.Errorf("RecordAnswer above a 15-digit jumlah_soal: %v; want ErrInvalidQuestion with %q", err, wantQ)
+		}
+	}
 	id, _, b := e.running(3)
 	e.mustRaw("ZADD", e.keys(id).Board(), "100000000000000000000", "Ali")
 	const want = "has score 100000000000000000000,"

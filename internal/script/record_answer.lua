@@ -116,7 +116,7 @@ local function slow(participant, question)
     return g.refuse('KUIS_FINISHED')
   end
   if tonumber(question) > n then
-    return g.refuse('KUIS_QUESTION', 'question ' .. question .. ' of ' .. n)
+    return g.refuse('KUIS_QUESTION', 'question ' .. question .. ' of ' .. whole(n))
   end
   local seen, err = g.call(answers .. ': not a set', 'SISMEMBER', answers, pair)
   if err then
