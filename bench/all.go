@@ -7,7 +7,6 @@ import (
 
 	"github.com/kuisboard/kuis"
 
-	"github.com/redis/rueidis"
 )
 
 // all runs every workload and returns the measurements and a one-line
@@ -145,12 +144,7 @@ func (r *runner) all(cfg config) (Result, map[string]string, error) {
 	if err := r.fillKeys(cfg.purgeKeys); err != nil {
 		return res, labels, err
 	}
-	pinger, err := rueidis.NewClient(r.opt)
-	if err != nil {
-		return res, labels, err
-	}
-	defer pinger.Close()
-	secs, worst, deleted, err := r.purge(pinger)
+	secs, worst, deleted, err := r.purge()
 	if err != nil {
 		return res, labels, err
 	}

@@ -187,12 +187,12 @@ func (r *runner) fillKeys(n int) error {
 	return err
 }
 
-// purge times Store.Purge of the whole namespace while a second client, on its
-// own connection, PINGs every millisecond; it returns the purge's seconds, the
+// purge times Store.Purge of the whole namespace while another process
+// PINGs every millisecond (pingWhile); it returns the purge's seconds, the
 // worst PING round trip in milliseconds and the number of keys deleted.
-func (r *runner) purge(pinger rueidis.Client) (secs, worstMs float64, deleted int64, err error) {
+func (r *runner) purge() (secs, worstMs float64, deleted int64, err error) {
 	r.logf("purging the namespace %s ...", r.ns)
-	took, worst, pings, err := pingWhile(pinger, func() (err error) {
+	took, worst, pings, err := pingWhile(r.addr, func() (err error) {
 		deleted, err = r.store.Purge(r.ctx)
 		return err
 	})

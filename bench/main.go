@@ -40,6 +40,8 @@ type config struct {
 	rev3                          bool
 	rev3Answers                   int
 	memParticipants, memQuestions int
+	// -pinger: the second process of pingWhile.
+	pinger bool
 	// -stalls: the whole-quiz operations on a big quiz only.
 	stalls         bool
 	repairTampered int
@@ -64,6 +66,7 @@ func parseFlags() config {
 	flag.IntVar(&c.rev3Answers, "rev3-answers", 300_000, "-rev3: answers per record script for the server cost")
 	flag.IntVar(&c.memParticipants, "mem-participants", 10_000, "-rev3: participants of the memory quiz (0 skips it)")
 	flag.IntVar(&c.memQuestions, "mem-questions", 100, "-rev3: questions of the memory quiz, each answered by every participant")
+	flag.BoolVar(&c.pinger, "pinger", false, "internal: PING -addr every millisecond until stdin closes (see pingWhile)")
 	flag.BoolVar(&c.stalls, "stalls", false, "only measure Repair, Audit, Recap and PurgeQuiz on a quiz of -big participants")
 	flag.IntVar(&c.repairTampered, "repair-tampered", 10_000, "-stalls: scores tampered with before Repair")
 	flag.BoolVar(&c.live, "live", false, "only measure the feed (Board.Events) and the live board (Board.Live)")
@@ -79,6 +82,9 @@ func clientOption(addr string) rueidis.ClientOption {
 
 func run() error {
 	cfg := parseFlags()
+	if cfg.pinger {
+		return runPinger(cfg.addr)
+	}
 	ns, err := namespace()
 	if err != nil {
 		return err

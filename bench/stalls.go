@@ -5,47 +5,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/kuisboard/kuis"
 	"github.com/redis/rueidis"
 )
-
-// pingWhile runs work while a second client, on its own connection, PINGs
-// every millisecond, and returns work's duration, the worst PING round trip
-// and the number of PINGs.
-func pingWhile(pinger rueidis.Client, work func() error) (took, worst time.Duration, pings int, err error) {
-	var (
-		stop atomic.Bool
-		perr error
-		wg   sync.WaitGroup
-	)
-	wg.Go(func() {
-		tick := time.NewTicker(time.Millisecond)
-		defer tick.Stop()
-		for !stop.Load() {
-			<-tick.C
-			t0 := time.Now()
-			if err := pinger.Do(context.Background(), pinger.B().Ping().Build()).Error(); err != nil {
-				perr = err
-				return
-			}
-			worst = max(worst, time.Since(t0))
-			pings++
-		}
-	})
-	start := time.Now()
-	err = work()
-	took = time.Since(start)
-	stop.Store(true)
-	wg.Wait()
-	if err == nil {
-		err = perr
-	}
-	return took, worst, pings, err
-}
 
 // stalls measures the whole-quiz operations on a quiz of cfg.bigMembers
 // participants (one answer each, recorded through RecordAnswers): Repair of
@@ -100,11 +63,6 @@ func (r *runner) stalls(w io.Writer, cfg config) error {
 		return err
 	}
 	defer r.client.Do(r.ctx, r.client.B().ConfigSet().ParameterValue().ParameterValue("slowlog-log-slower-than", old["slowlog-log-slower-than"]).Build())
-	pinger, err := rueidis.NewClient(r.opt)
-	if err != nil {
-		return err
-	}
-	defer pinger.Close()
 	ops := []struct {
 		name, what string
 		run        func() error
@@ -143,7 +101,7 @@ func (r *runner) stalls(w io.Writer, cfg config) error {
 			return err
 		}
 		r.logf("%s ...", op.name)
-		took, worst, pings, err := pingWhile(pinger, op.run)
+		took, worst, pings, err := pingWhile(r.addr, op.run)
 		if err != nil {
 			return fmt.Errorf("%s: %w", op.name, err)
 		}
