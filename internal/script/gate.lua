@@ -87,6 +87,26 @@ local function gate()
     return r, nil
   end
 
+  -- sizes reads ZCARD board, SCARD answers, XLEN log and, when given,
+  -- ZCARD order, refusing a key of the wrong type (KUIS_CORRUPT). It returns
+  -- their sum, or nil, error.
+  function g.sizes(board, answers, log, order)
+    local checks = {{board, 'ZCARD', ': not a sorted set'}, {answers, 'SCARD', ': not a set'},
+      {log, 'XLEN', ': not a stream'}}
+    if order then
+      table.insert(checks, {order, 'ZCARD', ': not a sorted set'})
+    end
+    local sum = 0
+    for _, check in ipairs(checks) do
+      local n, err = g.call(check[1] .. check[3], check[2], check[1])
+      if err then
+        return nil, err
+      end
+      sum = sum + n
+    end
+    return sum, nil
+  end
+
   -- status reads the meta hash's status and jumlah_soal, refusing a missing
   -- quiz (KUIS_NOTFOUND) and any shape the contract does not allow
   -- (KUIS_CORRUPT). It returns status, question count, or nil, nil, error.

@@ -26,14 +26,9 @@ local meta, err = g.call(KEYS[1] .. ': not a hash', 'HGETALL', KEYS[1])
 if err then
   return err
 end
-local size = 0
-for _, check in ipairs({{KEYS[2], 'ZCARD', ': not a sorted set'}, {KEYS[3], 'SCARD', ': not a set'},
-    {KEYS[4], 'XLEN', ': not a stream'}}) do
-  local n, err = g.call(check[1] .. check[3], check[2], check[1])
-  if err then
-    return err
-  end
-  size = size + n
+local size, err = g.sizes(KEYS[2], KEYS[3], KEYS[4])
+if err then
+  return err
 end
 if size > tonumber(ARGV[3]) then
   return {meta}

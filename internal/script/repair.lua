@@ -23,12 +23,9 @@ local _, n, err = g.status(meta)
 if err then
   return err
 end
-for _, check in ipairs({{board, 'ZCARD', ': not a sorted set'}, {answers, 'SCARD', ': not a set'},
-    {log, 'XLEN', ': not a stream'}, {order, 'ZCARD', ': not a sorted set'}}) do
-  local _, err = g.call(check[1] .. check[3], check[2], check[1])
-  if err then
-    return err
-  end
+local _, err = g.sizes(board, answers, log, order)
+if err then
+  return err
 end
 
 local latest = {}
