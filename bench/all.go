@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/kuisboard/kuis"
-
 )
 
 // all runs every workload and returns the measurements and a one-line
