@@ -35,7 +35,7 @@ func pingWhile(addr string, work func() error) (took, worst time.Duration, pings
 	lines := bufio.NewScanner(stdout)
 	if !lines.Scan() || lines.Text() != "ready" {
 		stdin.Close()
-		return 0, 0, 0, fmt.Errorf("pinger did not start: %v", cmd.Wait())
+		return 0, 0, 0, fmt.Errorf("pinger did not start: %w", cmd.Wait())
 	}
 	start := time.Now()
 	err = work()
@@ -43,7 +43,7 @@ func pingWhile(addr string, work func() error) (took, worst time.Duration, pings
 	stdin.Close()
 	var us int64
 	if !lines.Scan() {
-		return took, 0, 0, fmt.Errorf("pinger gave no result: %v", cmd.Wait())
+		return took, 0, 0, fmt.Errorf("pinger gave no result: %w", cmd.Wait())
 	}
 	if _, serr := fmt.Sscan(lines.Text(), &us, &pings); serr != nil && err == nil {
 		err = fmt.Errorf("pinger result %q: %w", lines.Text(), serr)
