@@ -55,7 +55,7 @@ var clientCache = []string{"+client|tracking", "+client|caching", "+multi", "+ex
 // needs ZADD and ZREM on the board and order set, so a teacher user can also
 // send those directly; RoleApp is refused Repair. Scripts run with the caller's rights, so each
 // role also holds, at top level, the commands its scripts call: an app user can
-// send ZINCRBY on the board directly, by any amount; the ACL cannot forbid
+// send ZADD on the board directly, with any score; the ACL cannot forbid
 // that without forbidding the script too.
 //
 // ACLRules returns nil for an unknown role or an invalid namespace.
@@ -84,9 +84,8 @@ func ACLRules(role Role, opts ...Option) []string {
 			"+scard", "+watch", "+unwatch", "+zscan", "+sscan",
 			// The feed: Board.Events and Board.Live.
 			"+xread", "+xrevrange",
-			// What the record scripts call (SREM takes back a pair whose log
-			// entry could not be written).
-			"+hmget", "+exists", "+zincrby", "+sismember", "+sadd", "+srem", "+xadd", "+xlen", "+zadd",
+			// What the record script calls.
+			"+hmget", "+exists", "+zmscore", "+sismember", "+smismember", "+sadd", "+xadd", "+xlen", "+zadd",
 			// EVAL declares every key read-write; this selector lets the
 			// scripts name meta, while the commands inside stay checked above.
 			"("+board+" "+answers+" "+log+" "+order+" "+meta+" +evalsha +eval +evalsha_ro +eval_ro)")

@@ -501,10 +501,10 @@ func ExampleACLRules() {
 	// +xrevrange
 	// +hmget
 	// +exists
-	// +zincrby
+	// +zmscore
 	// +sismember
+	// +smismember
 	// +sadd
-	// +srem
 	// +xadd
 	// +xlen
 	// +zadd

@@ -15,7 +15,7 @@
 --
 -- A counted answer writes four keys: the pair in the answers set, an entry
 -- in the log (XADD *, so its ID holds the server's time in milliseconds),
--- +10 on the board and the participant's place in the order set:
+-- +10 on the board (ZADD of the score read plus 10) and the participant's place in the order set:
 -- count * 2^42 + (2^42 - 1 - ms), so that ZRANGE ... REV puts more points
 -- first and, among equal points, the earlier time first.
 local meta, board, answers, log, order = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -32,58 +32,9 @@ local function place(participant, question, cur)
     return nil, id.err
   end
   local ms = tonumber(string.match(id, '^%d+'))
-  redis.call('ZINCRBY', board, 10, participant)
+  redis.call('ZADD', board, score, participant)
   redis.call('ZADD', order, math.min(score / 10, 2047) * unit + (unit - 1 - ms), participant)
-  return {tostring(score), 0}
-end
-
--- What holds for the whole run is checked once: the quiz runs, the ACL user
--- may run every write (and SREM, to take a pair back), and the log and order
--- set are of their types, so that no write after SADD fails. Otherwise every
--- answer goes the long way.
-local f = redis.pcall('HMGET', meta, 'status', 'jumlah_soal')
-local n = f[1] == 'berjalan' and questions(f[2])
-if n then
-  local acl = redis.acl_check_cmd
-  if acl and not (acl('SADD', answers, 'a') and acl('SREM', answers, 'a') and acl('XADD', log, '*', 'a', 'b')
-      and acl('ZINCRBY', board, '10', 'a') and acl('ZADD', order, '0', 'a')) then
-    n = nil
-  end
-end
-if n then
-  local l, o = redis.pcall('XLEN', log), redis.pcall('ZCARD', order)
-  if type(l) ~= 'number' or type(o) ~= 'number' then
-    n = nil
-  end
-end
-
--- quick is one answer's common case, with no helper built: it returns the
--- reply, or nil (having written nothing) to have the answer taken the long
--- way. SADD is the exactly-once test itself: it adds the pair, or says it
--- was there, after the score has been found sound.
-local function quick(participant, question)
-  if not n or tonumber(question) > n then
-    return nil
-  end
-  local cur = redis.pcall('ZSCORE', board, participant)
-  if not sound(cur) then
-    return nil
-  end
-  local pair = question .. ':' .. participant
-  local added = redis.pcall('SADD', answers, pair)
-  if added == 0 and cur then
-    return {cur, 1}
-  end
-  if added ~= 1 then
-    return nil
-  end
-  local reply = place(participant, question, cur)
-  if not reply then
-    -- XADD * on a stream fails only once its last ID is the greatest
-    -- possible: the pair goes, and the long way words the refusal.
-    redis.call('SREM', answers, pair)
-  end
-  return reply
+  return {whole(score), 0}
 end
 
 -- slow is one answer the long way, with every check worded: a repeat
@@ -92,7 +43,7 @@ local g
 local function slow(participant, question)
   g = g or gate()
   local pair = question .. ':' .. participant
-  local err = g.permitted({'XADD', log, '*', 'a', 'b'}, {'ZINCRBY', board, '10', participant},
+  local err = g.permitted({'XADD', log, '*', 'a', 'b'}, {'ZADD', board, '10', participant},
     {'SADD', answers, pair}, {'ZADD', order, '0', participant})
   if err then
     return err
@@ -149,8 +100,135 @@ local function slow(participant, question)
 end
 
 local out = {}
+
+-- What holds for the whole run is checked once: the quiz runs, the ACL user
+-- may run every write, and the order set is a sorted set, so that no write
+-- fails once the first has been made (XADD, which checks the log's type
+-- itself). Otherwise every answer goes the long way.
+local f = redis.pcall('HMGET', meta, 'status', 'jumlah_soal')
+local n = f[1] == 'berjalan' and questions(f[2])
+if n then
+  local acl = redis.acl_check_cmd
+  if acl and not (acl('SADD', answers, 'a') and acl('XADD', log, '*', 'a', 'b')
+      and acl('ZADD', board, '0', 'a') and acl('ZADD', order, '0', 'a')) then
+    n = nil
+  end
+end
+if n and type(redis.pcall('ZCARD', order)) ~= 'number' then
+  n = nil
+end
+if not n then
+  for i = 1, #ARGV - 1, 2 do
+    out[#out + 1] = slow(ARGV[i], ARGV[i + 1])
+  end
+  return out
+end
+
+-- The common case reads every participant's score (ZMSCORE) and every
+-- pair (SMISMEMBER) at once, counts the answers in that light, and writes
+-- them with one SADD and one ZADD each to board and order set: only the log
+-- takes a command per answer, since each answer is its own entry. score
+-- holds each sound participant's score as it stands (false: none yet);
+-- an unsound one is left out and goes the long way.
+local score, seen, pairOf = {}, {}, {}
+local who, asked = {}, {}
 for i = 1, #ARGV - 1, 2 do
   local participant, question = ARGV[i], ARGV[i + 1]
-  out[#out + 1] = quick(participant, question) or slow(participant, question)
+  pairOf[i] = question .. ':' .. participant
+  asked[#asked + 1] = pairOf[i]
+  if score[participant] == nil then
+    score[participant] = true
+    who[#who + 1] = participant
+  end
 end
+local cur = redis.pcall('ZMSCORE', board, unpack(who))
+local was = redis.pcall('SMISMEMBER', answers, unpack(asked))
+if cur.err or was.err then
+  -- A board or answers set of the wrong type: every answer goes the long way
+  -- and is refused there, worded.
+  for i = 1, #ARGV - 1, 2 do
+    out[#out + 1] = slow(ARGV[i], ARGV[i + 1])
+  end
+  return out
+end
+for j, participant in ipairs(who) do
+  if sound(cur[j]) then
+    score[participant] = cur[j] and tonumber(cur[j])
+  else
+    score[participant] = nil
+  end
+end
+for j, pair in ipairs(asked) do
+  if was[j] == 1 then
+    seen[pair] = true
+  end
+end
+
+-- The writes wait in added (pairs), last (participant: ms of its latest
+-- entry) and moved (participants, in first-write order) until flush, which
+-- runs before any answer goes the long way (so that it sees what the run
+-- counted so far) and at the end.
+local added, last, moved = {}, {}, {}
+local function flush()
+  if #added == 0 then
+    return
+  end
+  redis.call('SADD', answers, unpack(added))
+  local b, o = {}, {}
+  for _, participant in ipairs(moved) do
+    local s = score[participant]
+    b[#b + 1], b[#b + 2] = s, participant
+    o[#o + 1], o[#o + 2] = math.min(s / 10, 2047) * unit + (unit - 1 - last[participant]), participant
+  end
+  redis.call('ZADD', board, unpack(b))
+  redis.call('ZADD', order, unpack(o))
+  added, last, moved = {}, {}, {}
+end
+
+-- quick is one answer's common case: it returns the reply, or nil (having
+-- written nothing) to have the answer taken the long way.
+local function quick(participant, question, pair)
+  if tonumber(question) > n then
+    return nil
+  end
+  local s = score[participant]
+  if s == nil then
+    return nil
+  end
+  if seen[pair] then
+    if s then
+      return {whole(s), 1}
+    end
+    return nil -- answered, yet no score: the long way words it
+  end
+  s = (s or 0) + 10
+  local id = redis.pcall('XADD', log, '*', 'peserta', participant, 'soal', question, 'skor', s)
+  if type(id) ~= 'string' then
+    -- XADD * on a stream fails only once its last ID is the greatest
+    -- possible: the long way words the refusal.
+    return nil
+  end
+  if not last[participant] then
+    moved[#moved + 1] = participant
+  end
+  last[participant] = tonumber(string.match(id, '^%d+'))
+  score[participant] = s
+  seen[pair] = true
+  added[#added + 1] = pair
+  return {whole(s), 0}
+end
+
+for i = 1, #ARGV - 1, 2 do
+  local participant, question = ARGV[i], ARGV[i + 1]
+  local reply = quick(participant, question, pairOf[i])
+  if not reply then
+    flush()
+    reply = slow(participant, question)
+    if not reply.err then
+      score[participant] = nil -- written the long way: its later answers go that way too
+    end
+  end
+  out[#out + 1] = reply
+end
+flush()
 return out
