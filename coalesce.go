@@ -164,7 +164,7 @@ func (c *coalescer) drive(client rueidis.Client, keys Keys, l *lane, chunk []*pe
 // run sends one chunk of answers (pairs of participant and question in args)
 // as one script run and returns one reply element per answer.
 func run(ctx context.Context, client rueidis.Client, keys Keys, args []string) ([]rueidis.RedisMessage, error) {
-	replies, err := script.RecordAnswer.Exec(ctx, client, keys.all(), args).ToArray()
+	replies, err := script.RecordAnswer.Do(ctx, client, keys.all(), args).ToArray()
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,9 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// Batch runs one write script many times in a single pipelined round trip
-// (RecordAnswers: one run per chunk of up to MaxAnswers answers).
+// Batch runs one write script once (Do) or many times in a single pipelined
+// round trip (Exec; RecordAnswers: one run per chunk of up to MaxAnswers
+// answers).
 //
 // rueidis' Lua.ExecMulti sends SCRIPT LOAD to every node before each batch
 // (one more round trip, and a keyless command that ACL users must be granted)
@@ -27,8 +28,9 @@ func newBatch(src string) Batch {
 	return Batch{src: src, sha: hex.EncodeToString(sum[:])}
 }
 
-// RecordAnswerBatch is RecordAnswer for RecordAnswers.
-var RecordAnswerBatch = newBatch(gate + recordAnswer)
+// RecordAnswer adds 10 points once per (question, participant) while the
+// quiz runs, for each of up to MaxAnswers answers.
+var RecordAnswer = newBatch(gate + recordAnswer)
 
 // Exec runs the script once per execution and returns the replies in order.
 func (b Batch) Exec(ctx context.Context, c rueidis.Client, execs []rueidis.LuaExec) []rueidis.RedisResult {
@@ -53,6 +55,15 @@ func (b Batch) Exec(ctx context.Context, c rueidis.Client, execs []rueidis.LuaEx
 	}
 	for j, r := range c.DoMulti(ctx, retry...) {
 		res[missing[j]] = r
+	}
+	return res
+}
+
+// Do runs the script once: EVALSHA, and EVAL if the server answers NOSCRIPT.
+func (b Batch) Do(ctx context.Context, c rueidis.CommandClient, keys, args []string) rueidis.RedisResult {
+	res := c.Do(ctx, c.B().Evalsha().Sha1(b.sha).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
+	if re, ok := rueidis.IsRedisErr(res.Error()); ok && re.IsNoScript() {
+		res = c.Do(ctx, c.B().Eval().Script(b.src).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build())
 	}
 	return res
 }

@@ -2,8 +2,8 @@
 // gate.lua prepended to every one. Each write script is wrapped once in a
 // rueidis.Lua (EVALSHA, falling back to EVAL on NOSCRIPT); Recap and Standing
 // are read-only rueidis.Lua values, sent as EVALSHA_RO (EVAL_RO on NOSCRIPT);
-// RecordAnswerBatch is not a rueidis.Lua but a Batch (batch.go): pipelined
-// EVALSHA, with EVAL only for the runs answered NOSCRIPT. Each file's header
+// RecordAnswer is not a rueidis.Lua but a Batch (batch.go), which also
+// pipelines many runs, with EVAL only for those answered NOSCRIPT. Each file's header
 // states its KEYS, ARGV and replies.
 package script
 
@@ -41,9 +41,6 @@ var (
 	Create = rueidis.NewLuaScript(gate + create)
 	// Finish sets a quiz's status to selesai and logs the finish.
 	Finish = rueidis.NewLuaScript(gate + finish)
-	// RecordAnswer adds 10 points once per (question, participant) while the
-	// quiz runs, for each of up to MaxAnswers answers.
-	RecordAnswer = rueidis.NewLuaScript(gate + recordAnswer)
 	// Recap reads meta, board (or order set), answers and log in one atomic step.
 	Recap = rueidis.NewLuaScriptReadOnly(gate + recap)
 	// Standing reads one participant's score, position and competition rank in one atomic step.
