@@ -102,15 +102,15 @@ end
 local out = {}
 
 -- What holds for the whole run is checked once: the quiz runs, the ACL user
--- may run every write, and the order set is a sorted set, so that no write
--- fails once the first has been made (XADD, which checks the log's type
--- itself). Otherwise every answer goes the long way.
+-- may run the writes that follow a run's first (XADD, which checks its own
+-- right and the log's type: refused, it has written nothing), and the order
+-- set is a sorted set, so that no write fails once the first has been made.
+-- Otherwise every answer goes the long way.
 local f = redis.pcall('HMGET', meta, 'status', 'jumlah_soal')
 local n = f[1] == 'berjalan' and questions(f[2])
 if n then
   local acl = redis.acl_check_cmd
-  if acl and not (acl('SADD', answers, 'a') and acl('XADD', log, '*', 'a', 'b')
-      and acl('ZADD', board, '0', 'a') and acl('ZADD', order, '0', 'a')) then
+  if acl and not (acl('SADD', answers, 'a') and acl('ZADD', board, '0', 'a') and acl('ZADD', order, '0', 'a')) then
     n = nil
   end
 end
@@ -129,14 +129,13 @@ end
 -- them with one SADD and one ZADD each to board and order set: only the log
 -- takes a command per answer, since each answer is its own entry. score
 -- holds each sound participant's score as it stands (false: none yet);
--- an unsound one is left out and goes the long way.
-local score, seen, pairOf = {}, {}, {}
-local who, asked = {}, {}
+-- an unsound one is left out and goes the long way. asked[j] is answer j's
+-- pair.
+local score, seen, asked, who = {}, {}, {}, {}
 for i = 1, #ARGV - 1, 2 do
-  local participant, question = ARGV[i], ARGV[i + 1]
-  pairOf[i] = question .. ':' .. participant
-  asked[#asked + 1] = pairOf[i]
-  if score[participant] == nil then
+  local participant = ARGV[i]
+  asked[#asked + 1] = ARGV[i + 1] .. ':' .. participant
+  if not score[participant] then
     score[participant] = true
     who[#who + 1] = participant
   end
@@ -164,11 +163,13 @@ for j, pair in ipairs(asked) do
   end
 end
 
--- The writes wait in added (pairs), last (participant: ms of its latest
--- entry) and moved (participants, in first-write order) until flush, which
--- runs before any answer goes the long way (so that it sees what the run
--- counted so far) and at the end.
-local added, last, moved = {}, {}, {}
+-- The writes wait in added (pairs), moved (participants, in first-write
+-- order), shown (participant: its score as a string) and last (participant:
+-- ms of its latest entry) until flush, which runs before any answer goes the
+-- long way (so that it sees what the run counted so far) and at the end.
+-- Each new score is turned into a string once (Lua's tostring is exact below
+-- 10^14, whole beyond), for the log, the reply and the board.
+local added, moved, shown, last = {}, {}, {}, {}
 local function flush()
   if #added == 0 then
     return
@@ -176,13 +177,13 @@ local function flush()
   redis.call('SADD', answers, unpack(added))
   local b, o = {}, {}
   for _, participant in ipairs(moved) do
-    local s = score[participant]
-    b[#b + 1], b[#b + 2] = s, participant
-    o[#o + 1], o[#o + 2] = math.min(s / 10, 2047) * unit + (unit - 1 - last[participant]), participant
+    b[#b + 1], b[#b + 2] = shown[participant], participant
+    o[#o + 1] = math.min(score[participant] / 10, 2047) * unit + (unit - 1 - last[participant])
+    o[#o + 1] = participant
   end
   redis.call('ZADD', board, unpack(b))
   redis.call('ZADD', order, unpack(o))
-  added, last, moved = {}, {}, {}
+  added, moved, shown, last = {}, {}, {}, {}
 end
 
 -- quick is one answer's common case: it returns the reply, or nil (having
@@ -202,25 +203,26 @@ local function quick(participant, question, pair)
     return nil -- answered, yet no score: the long way words it
   end
   s = (s or 0) + 10
-  local id = redis.pcall('XADD', log, '*', 'peserta', participant, 'soal', question, 'skor', s)
+  local text = s < 1e14 and tostring(s) or whole(s)
+  local id = redis.pcall('XADD', log, '*', 'peserta', participant, 'soal', question, 'skor', text)
   if type(id) ~= 'string' then
-    -- XADD * on a stream fails only once its last ID is the greatest
-    -- possible: the long way words the refusal.
+    -- The log is no stream, or its last ID is the greatest possible: the
+    -- long way words the refusal.
     return nil
   end
-  if not last[participant] then
+  if not shown[participant] then
     moved[#moved + 1] = participant
   end
+  score[participant], shown[participant] = s, text
   last[participant] = tonumber(string.match(id, '^%d+'))
-  score[participant] = s
   seen[pair] = true
   added[#added + 1] = pair
-  return {whole(s), 0}
+  return {text, 0}
 end
 
-for i = 1, #ARGV - 1, 2 do
-  local participant, question = ARGV[i], ARGV[i + 1]
-  local reply = quick(participant, question, pairOf[i])
+for j = 1, #asked do
+  local participant, question = ARGV[2 * j - 1], ARGV[2 * j]
+  local reply = quick(participant, question, asked[j])
   if not reply then
     flush()
     reply = slow(participant, question)
@@ -228,7 +230,7 @@ for i = 1, #ARGV - 1, 2 do
       score[participant] = nil -- written the long way: its later answers go that way too
     end
   end
-  out[#out + 1] = reply
+  out[j] = reply
 end
 flush()
 return out
