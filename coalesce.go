@@ -2,6 +2,7 @@ package kuis
 
 import (
 	"context"
+	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -158,6 +159,12 @@ func (c *coalescer) drive(client rueidis.Client, keys Keys, l *lane, chunk []*pe
 			}
 			close(p.done)
 		}
+		// Yield once, so that the callers just answered, if they answer
+		// again at once, queue before the next run is taken: runs of about
+		// 28 answers instead of 20 at 64 callers, and 8 % more answers a
+		// second (BENCHMARKS.md). It waits for nothing: with no one to run,
+		// it returns at once.
+		runtime.Gosched()
 	}
 }
 
