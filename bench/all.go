@@ -26,6 +26,8 @@ func (r *runner) all(cfg config) (Result, map[string]string, error) {
 		"record_answer_1":          "Board.RecordAnswer, 1 goroutine, same client after the 64",
 		"goredis_script_1":         "go-redis v9, RecordAnswer's script, 1 goroutine",
 		"record_batch":             fmt.Sprintf("Board.RecordAnswers, batches of %d new answers, %d goroutines", batchSize, batchWorkers),
+		"record_run_max_us":        "the longest run of the record script in the record workloads above (SLOWLOG wall time; 0: none took 250 µs)",
+		"record_runs_over_1ms":     "how many of those runs took over 1 ms",
 		"standings_uncached_64":    "Board.Standings of 30 members, 64 goroutines",
 		"standings_cached_64":      "the same with WithClientCache(time.Minute)",
 		"standing_1k_p50_us":       "Board.Standing of a random member, board of 1,000, p50",
@@ -61,6 +63,10 @@ func (r *runner) all(cfg config) (Result, map[string]string, error) {
 		if spread[i], err = r.quiz(fmt.Sprintf("spread-%02d", i), answerQuestions); err != nil {
 			return res, labels, err
 		}
+	}
+	slowest, err := r.slowRuns(250)
+	if err != nil {
+		return res, labels, err
 	}
 	raw, record := r.rawZincrby(r.client, 64).timedCalls(), r.recordAnswer(rec, 64).timedCalls()
 	ops, err := r.compare(raw, record, r.recordAnswerQuizzes(spread, 64), r.rev2Answer(k2, 64),
@@ -101,6 +107,9 @@ func (r *runner) all(cfg config) (Result, map[string]string, error) {
 		return res, labels, err
 	}
 	res.LimitOps, res.RecordBatch = ops[0], ops[1]
+	if res.RecordRunMaxUs, res.RecordRunsOver1ms, err = slowest(); err != nil {
+		return res, labels, err
+	}
 
 	const small = 30
 	plain, err := r.quiz("standings", 1)

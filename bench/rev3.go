@@ -376,6 +376,10 @@ type Rev3 struct {
 	UsecPerCallChunked   float64 `json:"evalsha_usec_per_call_chunked"`
 	CPUPerAnswerChunked  float64 `json:"cpu_us_per_answer_chunked"`
 	CPUPerZincrby        float64 `json:"cpu_us_per_zincrby"`
+	// The longest run of today's script among those above (pipelined from
+	// one goroutine), from SLOWLOG, and how many took over 1 ms.
+	RunMaxUsPipelined    float64 `json:"record_run_max_us_pipelined"`
+	RunsOver1msPipelined int     `json:"record_runs_over_1ms_pipelined"`
 	Record64Before       float64 `json:"rev2_record_answer_64_ops"`
 	Record64After        float64 `json:"record_answer_64_ops"`
 	MemAnswers           int     `json:"mem_answers"`
@@ -402,8 +406,15 @@ func (m Rev3) memPerAnswer(sizes ...int64) float64 {
 // rev3 runs the revision 3 measurements and prints a table and a JSON line.
 func (r *runner) rev3(w io.Writer, cfg config) error {
 	var res Rev3
+	slowest, err := r.slowRuns(250)
+	if err != nil {
+		return err
+	}
 	costs, err := r.scriptCost(cfg.rev3Answers)
 	if err != nil {
+		return err
+	}
+	if res.RunMaxUsPipelined, res.RunsOver1msPipelined, err = slowest(); err != nil {
 		return err
 	}
 	before, after, single, chunked := costs[costRev2], costs[costRev3], costs[costSingle], costs[costChunked]
@@ -475,6 +486,8 @@ func writeRev3Table(w io.Writer, r Rev3, cfg config) {
 	row("  the same, today's script with one answer per run", r.CPUPerAnswerAfter, r.CPUPerAnswerSingle, "µs")
 	row("  bare ZINCRBY, pipelined the same way (for scale)", r.CPUPerAnswerAfter, r.CPUPerZincrby, "µs")
 	row(fmt.Sprintf("server time per call (one run of %d answers)", script.MaxAnswers), r.UsecPerCallAfter, r.UsecPerCallChunked, "µs")
+	fmt.Fprintf(w, "longest run of today's script above: %.0f µs (SLOWLOG; 0: none took 250 µs), %d over 1 ms\n",
+		r.RunMaxUsPipelined, r.RunsOver1msPipelined)
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-50s %10s %10s  %-6s %12s\n", "Board.Standing p50, one goroutine", "1,000", format(float64(cfg.bigMembers)), "unit", "big/1k")
 	fmt.Fprintln(w, strings.Repeat("-", 92))
