@@ -6,9 +6,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -494,4 +496,96 @@ func TestLogThatTakesNoEntryRefusesAndWritesNothing(t *testing.T) {
 	if diff := cmp.Diff(before, e.dump(fiveKeys(k)...)); diff != "" {
 		t.Errorf("refused answers changed keys (-before +after):\n%s", diff)
 	}
+}
+
+// TestRunCountsAsOneAnswerPerRun: a run of many answers (the common case
+// reads all scores and pairs at once and writes them last) replies and
+// writes exactly what the same answers sent one per run do, whatever they
+// hold: repeats within the run, questions above jumlah_soal, a participant
+// with a corrupt score, a pair answered with no score on the board, and new
+// answers after each of those.
+func TestRunCountsAsOneAnswerPerRun(t *testing.T) {
+	e := newEnv(t)
+	people := []string{"ada", "baru", "rusak", "hantu", "eka", "fajar"}
+	setup := func() kuis.Keys {
+		id, _, _ := e.running(5)
+		k := e.keys(id)
+		e.mustRaw("ZADD", k.Board(), "10", "ada", "15", "rusak")
+		e.mustRaw("SADD", k.Answers(), "1:ada", "2:hantu")
+		return k
+	}
+	rng := rand.New(rand.NewPCG(7, 13))
+	fixed := []string{"ada", "1", "ada", "2", "baru", "1", "baru", "1", "rusak", "1", "baru", "9", "baru", "2",
+		"hantu", "2", "hantu", "1", "hantu", "2", "ada", "2"}
+	for round := 0; round < 6; round++ {
+		args := fixed
+		if round > 0 {
+			args = nil
+			for range 2 + rng.IntN(31) {
+				args = append(args, people[rng.IntN(len(people))], strconv.Itoa(1+rng.IntN(6)))
+			}
+		}
+		run, single := setup(), setup()
+		got := sendRun(t, e, run, args)
+		var want []string
+		for i := 0; i < len(args); i += 2 {
+			want = append(want, sendRun(t, e, single, args[i:i+2])...)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("round %d, answers %q: replies of one run (-one per run +one run):\n%s", round, args, diff)
+		}
+		for _, view := range []struct {
+			name string
+			read func(kuis.Keys) any
+		}{
+			{"board", func(k kuis.Keys) any { return scoresOnBoard(e, k) }},
+			{"answers set", func(k kuis.Keys) any { return pairsAnswered(e, k) }},
+			{"log", func(k kuis.Keys) any { return logFields(e, k) }},
+			{"answers counted in the order set", func(k kuis.Keys) any { return countsInOrder(e, k) }},
+		} {
+			if diff := cmp.Diff(view.read(single), view.read(run)); diff != "" {
+				t.Errorf("round %d, answers %q: %s (-one per run +one run):\n%s", round, args, view.name, diff)
+			}
+		}
+	}
+}
+
+// sendRun runs the record script once with args (participant, question
+// pairs) on quiz k and returns each answer's reply as "score dup", or its
+// refusal's code.
+func sendRun(t *testing.T, e *env, k kuis.Keys, args []string) []string {
+	t.Helper()
+	keys := []string{k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order()}
+	replies, err := script.RecordAnswer.Do(e.ctx, e.client, keys, args).ToArray()
+	if err != nil {
+		t.Fatalf("record script with %q: %v", args, err)
+	}
+	out := make([]string, len(replies))
+	for i, r := range replies {
+		if err := r.Error(); err != nil {
+			out[i] = strings.Fields(err.Error())[0]
+			continue
+		}
+		pair, err := r.AsStrSlice()
+		if err != nil || len(pair) != 2 {
+			t.Fatalf("reply %d to %q: %v, %v", i, args, pair, err)
+		}
+		out[i] = pair[0] + " " + pair[1]
+	}
+	return out
+}
+
+// countsInOrder returns each order set member's count of answers, the part
+// of its place above 2^42 (the rest is time).
+func countsInOrder(e *env, k kuis.Keys) map[string]int64 {
+	e.t.Helper()
+	m, err := e.client.Do(e.ctx, e.client.B().Zrange().Key(k.Order()).Min("0").Max("-1").Withscores().Build()).AsZScores()
+	if err != nil {
+		e.t.Fatalf("ZRANGE %s: %v", k.Order(), err)
+	}
+	out := map[string]int64{}
+	for _, z := range m {
+		out[z.Member] = int64(z.Score) >> 42
+	}
+	return out
 }
