@@ -177,8 +177,8 @@ type stormLog struct {
 }
 
 // storm submits every answer of 8 participants to 10 questions twice, in
-// random order, from 8 writers: one answer through RecordAnswer, then four
-// through RecordAnswers, and so on. Every call has a 500 ms deadline; an
+// random order, from 32 writers: three calls of RecordAnswer (so that calls
+// queue and share runs), then four answers through RecordAnswers, and so on. Every call has a 500 ms deadline; an
 // answer that fails with anything but a library refusal is retried (a retry
 // is always safe) until it is acknowledged, for up to 60 s. fault runs on its
 // own goroutine once a third of the answers are acknowledged; the last third
@@ -205,7 +205,7 @@ func storm(t *testing.T, b *kuis.Board, fault func() error, finished *atomic.Boo
 	giveUp := time.Now().Add(60 * time.Second)
 	queue := make(chan []answerPair)
 	var wg sync.WaitGroup
-	for range 8 {
+	for range 32 {
 		wg.Go(func() {
 			for pending := range queue {
 				for len(pending) > 0 {
@@ -254,7 +254,11 @@ func storm(t *testing.T, b *kuis.Board, fault func() error, finished *atomic.Boo
 			}
 		})
 	}
-	for i, n := 0, 1; i < len(jobs); i, n = i+n, 5-n {
+	for i, k := 0, 0; i < len(jobs); k++ {
+		n := 1
+		if k%4 == 3 {
+			n = 4
+		}
 		if i >= 2*len(jobs)/3 {
 			select { // the second third is sent during the fault, the last after it
 			case <-faulted:
@@ -262,6 +266,7 @@ func storm(t *testing.T, b *kuis.Board, fault func() error, finished *atomic.Boo
 			}
 		}
 		queue <- jobs[i:min(i+n, len(jobs))]
+		i += n
 	}
 	close(queue)
 	wg.Wait()
@@ -334,11 +339,20 @@ func TestFaultAnswersCountExactlyOnce(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			id, m, b := e.running(10)
+			id, m, _ := e.running(10)
+			runs := newHoldClient(e.client) // counts the answers of RecordAnswer's runs
+			b, err := e.storeOn(runs).Board(id)
+			if err != nil {
+				t.Fatal(err)
+			}
 			evals := commandCalls(t, e.ctx, e.client, "eval")["eval"]
 			var finished atomic.Bool
 			l := storm(t, b, func() error { return tc.fault(m, &finished) }, &finished)
-			t.Logf("%d acknowledgements, %d after the fault, %d counted, %d refused", l.acks, l.afterFault, len(l.counted), len(l.refused))
+			if !slices.ContainsFunc(runs.sentRuns(), func(n int) bool { return n > 1 }) {
+				t.Errorf("RecordAnswer's runs held %v answers: no calls shared a run", runs.sentRuns())
+			}
+			t.Logf("%d acknowledgements, %d after the fault, %d counted, %d refused; RecordAnswer's runs held %v answers",
+				l.acks, l.afterFault, len(l.counted), len(l.refused), runs.sentRuns())
 			for _, p := range l.problems {
 				t.Error(p)
 			}
