@@ -172,7 +172,8 @@ func (r *runner) feedLatency(readers int) (p50, p99 float64, samples int, err er
 	return p50, p99, len(ds), nil
 }
 
-// sampled picks one fresh pair in sampleEvery by its number (freshPair).
+// sampled picks about one fresh pair (freshPair) in sampleEvery, by participant
+// and question.
 func sampled(participant string, question int) bool {
 	n, err := strconv.Atoi(participant[1:])
 	return err == nil && (n*answerQuestions+question-1)%sampleEvery == 0

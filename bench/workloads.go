@@ -71,13 +71,21 @@ func (r *runner) quiz(id string, questions int) (*kuis.Board, error) {
 }
 
 // freshPair hands out a (participant, question) pair never handed out before
-// in this run: question 1 to 1000 of participant "a<n>", so that every record
-// workload, whatever its client, takes the writing path and never answers
-// Duplicate.
+// in this run, so that every record workload, whatever its client, takes the
+// writing path and never answers Duplicate. As in a class, consecutive pairs
+// are different participants: each of 1,000 answers a question in turn, then
+// all answer the next one; after 1,000 questions, 1,000 new participants
+// start. So the concurrent calls a run coalesces are, as in a class, answers
+// of different participants, and the board, like raw_zincrby's, holds 1,000
+// members per million answers.
 func (r *runner) freshPair() (participant string, question int) {
 	n := r.pairs.Add(1) - 1
-	return "a" + strconv.FormatInt(n/answerQuestions, 10), int(n%answerQuestions) + 1
+	class, seat := n/(classSize*answerQuestions), n%classSize
+	return "a" + strconv.FormatInt(class*classSize+seat, 10), int(n/classSize%answerQuestions) + 1
 }
+
+// classSize is how many participants freshPair's pairs go round.
+const classSize = 1000
 
 // workload is one throughput measurement: a name, a concurrency, a body, and
 // optionally lat, where every call's duration is kept.
