@@ -165,7 +165,7 @@ end
 
 -- The writes wait in added (pairs), moved (participants, in first-write
 -- order), shown (participant: its score as a string) and last (participant:
--- ms of its latest entry) until flush, which runs before any answer goes the
+-- the ID of its latest entry) until flush, which runs before any answer goes the
 -- long way (so that it sees what the run counted so far) and at the end.
 -- Each new score is turned into a string once (Lua's tostring is exact below
 -- 10^14, whole beyond), for the log, the reply and the board.
@@ -178,7 +178,8 @@ local function flush()
   local b, o = {}, {}
   for _, participant in ipairs(moved) do
     b[#b + 1], b[#b + 2] = shown[participant], participant
-    o[#o + 1] = math.min(score[participant] / 10, 2047) * unit + (unit - 1 - last[participant])
+    local ms = tonumber(string.match(last[participant], '^%d+'))
+    o[#o + 1] = math.min(score[participant] / 10, 2047) * unit + (unit - 1 - ms)
     o[#o + 1] = participant
   end
   redis.call('ZADD', board, unpack(b))
@@ -213,8 +214,7 @@ local function quick(participant, question, pair)
   if not shown[participant] then
     moved[#moved + 1] = participant
   end
-  score[participant], shown[participant] = s, text
-  last[participant] = tonumber(string.match(id, '^%d+'))
+  score[participant], shown[participant], last[participant] = s, text, id
   seen[pair] = true
   added[#added + 1] = pair
   return {text, 0}
