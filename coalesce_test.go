@@ -506,17 +506,19 @@ func TestLogThatTakesNoEntryRefusesAndWritesNothing(t *testing.T) {
 // answers after each of those.
 func TestRunCountsAsOneAnswerPerRun(t *testing.T) {
 	e := newEnv(t)
-	people := []string{"ada", "baru", "rusak", "hantu", "eka", "fajar"}
+	people := []string{"ada", "baru", "rusak", "hantu", "besar", "eka", "fajar"}
 	setup := func() kuis.Keys {
 		id, _, _ := e.running(5)
 		k := e.keys(id)
-		e.mustRaw("ZADD", k.Board(), "10", "ada", "15", "rusak")
+		e.mustRaw("ZADD", k.Board(), "10", "ada", "15", "rusak", "9007199254740970", "besar")
 		e.mustRaw("SADD", k.Answers(), "1:ada", "2:hantu")
 		return k
 	}
 	rng := rand.New(rand.NewPCG(7, 13))
 	fixed := []string{"ada", "1", "ada", "2", "baru", "1", "baru", "1", "rusak", "1", "baru", "9", "baru", "2",
-		"hantu", "2", "hantu", "1", "hantu", "2", "ada", "2"}
+		"hantu", "2", "hantu", "1", "hantu", "2", "ada", "2", "besar", "1", "besar", "2", "besar", "3"}
+	fixedReplies := []string{"10 1", "20 0", "10 0", "10 1", "KUIS_CORRUPT", "KUIS_QUESTION", "20 0",
+		"KUIS_CORRUPT", "10 0", "10 1", "20 1", "9007199254740980 0", "9007199254740990 0", "KUIS_CORRUPT"}
 	for round := 0; round < 6; round++ {
 		args := fixed
 		if round > 0 {
@@ -533,6 +535,9 @@ func TestRunCountsAsOneAnswerPerRun(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("round %d, answers %q: replies of one run (-one per run +one run):\n%s", round, args, diff)
+		}
+		if diff := cmp.Diff(fixedReplies, got); round == 0 && diff != "" {
+			t.Fatalf("replies to %q (-want +got):\n%s", args, diff)
 		}
 		for _, view := range []struct {
 			name string
@@ -566,11 +571,19 @@ func sendRun(t *testing.T, e *env, k kuis.Keys, args []string) []string {
 			out[i] = strings.Fields(err.Error())[0]
 			continue
 		}
-		pair, err := r.AsStrSlice()
+		pair, err := r.ToArray()
 		if err != nil || len(pair) != 2 {
 			t.Fatalf("reply %d to %q: %v, %v", i, args, pair, err)
 		}
-		out[i] = pair[0] + " " + pair[1]
+		score, err := pair[0].ToString()
+		if err != nil {
+			t.Fatalf("reply %d to %q: score %v", i, args, err)
+		}
+		dup, err := pair[1].AsInt64()
+		if err != nil {
+			t.Fatalf("reply %d to %q: duplicate %v", i, args, err)
+		}
+		out[i] = score + " " + strconv.FormatInt(dup, 10)
 	}
 	return out
 }

@@ -205,6 +205,9 @@ local function quick(participant, question, pair)
     end
     return nil -- answered, yet no score: the long way words it
   end
+  if s and s > 9007199254740982 then
+    return nil -- a score this run raised beyond 2^53 - 10: the long way refuses it
+  end
   s = (s or 0) + 10
   local text = string.format('%d', s)
   local id = redis.pcall('XADD', log, '*', 'peserta', participant, 'soal', question, 'skor', text)
