@@ -42,7 +42,7 @@ type AnswerResult struct {
 // its runs are in flight share the next run (up to 32 answers, each still
 // checked and counted on its own; the reads and the writes other than XADD
 // are then one command for the whole run), so that many concurrent callers
-// cost the server a third to a half of what one script each would. A lone
+// cost the server less than half of what one script each would. A lone
 // caller sends at once. The first call adds 10 points and
 // returns {Score: new, Duplicate: false}; every repeat adds nothing and
 // returns {Score: current, Duplicate: true}, even after the quiz is finished

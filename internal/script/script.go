@@ -55,10 +55,9 @@ var (
 	PurgeQuiz = rueidis.NewLuaScript(gate + purgeQuiz)
 )
 
-// MaxAnswers bounds the answers of one RecordAnswer run. A counted answer
-// costs the server about 7.5 µs of CPU inside a run (BENCHMARKS.md), and a
-// run of 64 was measured at 0.8 ms of wall time on a loaded 2-core machine:
-// 32 keeps every run well under 1 ms.
+// MaxAnswers bounds the answers of one RecordAnswer run. A run of 32 takes
+// the server about 200 µs (BENCHMARKS.md), well under the 1 ms no run may
+// hold it for; runs of 64 measured no faster.
 const MaxAnswers = 32
 
 // RecordAnswerSource is RecordAnswer's full Lua source, so that bench/ can run
