@@ -3,6 +3,7 @@ package main
 import (
 	"crypto/sha1"
 	"encoding/hex"
+	"errors"
 	"strconv"
 
 	"github.com/kuisboard/kuis/internal/script"
@@ -38,9 +39,9 @@ func (r *runner) slowRuns(floorUs int) (func() (float64, int, error), error) {
 		return nil, err
 	}
 	return func() (float64, int, error) {
-		defer set("slowlog-max-len", old["slowlog-max-len"])
-		defer set("slowlog-log-slower-than", old["slowlog-log-slower-than"])
 		slow, err := r.client.Do(r.ctx, r.client.B().SlowlogGet().Count(-1).Build()).ToArray()
+		err = errors.Join(err, set("slowlog-log-slower-than", old["slowlog-log-slower-than"]),
+			set("slowlog-max-len", old["slowlog-max-len"]))
 		if err != nil {
 			return 0, 0, err
 		}
