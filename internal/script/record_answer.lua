@@ -168,10 +168,11 @@ end
 -- the ID of its latest entry) until flush, which runs before any answer goes the
 -- long way (so that it sees what the run counted so far) and at the end.
 -- Each new score is turned into a string once, for the log, the reply and
--- the board, and every number sent is formatted as an integer ('%d': exact,
--- since scores stay below 2^53, and cheaper for the server than the
--- floating-point formatting Lua would otherwise use).
+-- the board, and every number sent is formatted as an integer ('%d' where
+-- it is 64-bit: exact, since scores stay below 2^53, and cheaper for the
+-- server than the floating-point formatting Lua would otherwise use).
 local added, moved, shown, last = {}, {}, {}, {}
+local int = string.format('%d', unit) == '4398046511104' and '%d' or '%.0f' -- '%d' is 32-bit on 32-bit servers
 local function flush()
   if #added == 0 then
     return
@@ -181,7 +182,7 @@ local function flush()
   for _, participant in ipairs(moved) do
     b[#b + 1], b[#b + 2] = shown[participant], participant
     local ms = tonumber(string.match(last[participant], '^%d+'))
-    o[#o + 1] = string.format('%d', math.min(score[participant] / 10, 2047) * unit + (unit - 1 - ms))
+    o[#o + 1] = string.format(int, math.min(score[participant] / 10, 2047) * unit + (unit - 1 - ms))
     o[#o + 1] = participant
   end
   redis.call('ZADD', board, unpack(b))
@@ -209,7 +210,7 @@ local function quick(participant, question, pair)
     return nil -- a score this run raised beyond 2^53 - 10: the long way refuses it
   end
   s = (s or 0) + 10
-  local text = string.format('%d', s)
+  local text = string.format(int, s)
   local id = redis.pcall('XADD', log, '*', 'peserta', participant, 'soal', question, 'skor', text)
   if type(id) ~= 'string' then
     -- The log is no stream, or its last ID is the greatest possible: the
