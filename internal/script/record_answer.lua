@@ -165,14 +165,16 @@ end
 
 -- The writes wait in added (pairs), moved (participants, in first-write
 -- order), shown (participant: its score as a string) and last (participant:
--- the ID of its latest entry) until flush, which runs before any answer goes the
--- long way (so that it sees what the run counted so far) and at the end.
+-- the ID of its latest entry) until flush, which runs before any answer
+-- goes the long way (so that it sees what the run counted so far) and at
+-- the end.
 -- Each new score is turned into a string once, for the log, the reply and
 -- the board, and every number sent is formatted as an integer ('%d' where
 -- it is 64-bit: exact, since scores stay below 2^53, and cheaper for the
 -- server than the floating-point formatting Lua would otherwise use).
 local added, moved, shown, last = {}, {}, {}, {}
-local int = string.format('%d', unit) == '4398046511104' and '%d' or '%.0f' -- '%d' is 32-bit on 32-bit servers
+-- Lua's '%d' is a C long: 32-bit on 32-bit builds of Redis.
+local int = string.format('%d', unit) == '4398046511104' and '%d' or '%.0f'
 local function flush()
   if #added == 0 then
     return
