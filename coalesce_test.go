@@ -500,7 +500,8 @@ func TestLogThatTakesNoEntryRefusesAndWritesNothing(t *testing.T) {
 
 // TestRunCountsAsOneAnswerPerRun: a run of many answers (the common case
 // reads all scores and pairs at once and writes them last) replies and
-// writes exactly what the same answers sent one per run do, whatever they
+// writes exactly what the same answers sent one per run (a path of its own,
+// answer by answer) do, whatever they
 // hold: repeats within the run, questions above jumlah_soal, a participant
 // with a corrupt score, a pair answered with no score on the board, and new
 // answers after each of those.

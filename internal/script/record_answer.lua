@@ -21,20 +21,33 @@
 local meta, board, answers, log, order = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local unit = 4398046511104 -- 2^42 ms: until the year 2109
 
--- place writes the log entry, the score and the place of a new answer (the
--- caller writes the pair). XADD goes first: when it fails (a log of the
--- wrong type, or one whose last ID is the greatest possible) nothing is
--- written, and place returns nil and XADD's error.
-local function place(participant, question, cur)
-  local score = (tonumber(cur) or 0) + 10
-  local id = redis.pcall('XADD', log, '*', 'peserta', participant, 'soal', question, 'skor', score)
+-- Numbers sent are formatted as integers ('%d' where it is 64-bit: exact,
+-- since scores stay below 2^53, and cheaper for the server than the
+-- floating-point formatting Lua would otherwise use). Lua's '%d' is a C
+-- long: 32-bit on 32-bit builds of Redis.
+local int = string.format('%d', unit) == '4398046511104' and '%d' or '%.0f'
+
+-- placeOf formats an answer's place in the order set: count * 2^42 + (2^42 -
+-- 1 - ms), ms from the ID of its log entry.
+local function placeOf(score, id)
+  return string.format(int, math.min(score / 10, 2047) * unit + (unit - 1 - tonumber(string.match(id, '^%d+'))))
+end
+
+-- place writes a new answer: its log entry, its pair, its score and its
+-- place. XADD goes first: when it fails (a log of the wrong type, or one
+-- whose last ID is the greatest possible) nothing is written, and place
+-- returns nil and XADD's error. cur is the participant's sound score (false
+-- for none).
+local function place(participant, question, pair, cur)
+  local text = string.format(int, (tonumber(cur) or 0) + 10)
+  local id = redis.pcall('XADD', log, '*', 'peserta', participant, 'soal', question, 'skor', text)
   if type(id) ~= 'string' then
     return nil, id.err
   end
-  local ms = tonumber(string.match(id, '^%d+'))
-  redis.call('ZADD', board, score, participant)
-  redis.call('ZADD', order, math.min(score / 10, 2047) * unit + (unit - 1 - ms), participant)
-  return {whole(score), 0}
+  redis.call('SADD', answers, pair)
+  redis.call('ZADD', board, text, participant)
+  redis.call('ZADD', order, placeOf(tonumber(text), id), participant)
+  return {text, 0}
 end
 
 -- slow is one answer the long way, with every check worded: a repeat
@@ -91,11 +104,10 @@ local function slow(participant, question)
   if err then
     return err
   end
-  local reply, xerr = place(participant, question, cur)
+  local reply, xerr = place(participant, question, pair, cur)
   if not reply then
     return g.refuse('KUIS_CORRUPT', log .. ': takes no entry: ' .. tostring(xerr))
   end
-  redis.call('SADD', answers, pair)
   return reply
 end
 
@@ -122,6 +134,31 @@ if not n then
     out[#out + 1] = slow(ARGV[i], ARGV[i + 1])
   end
   return out
+end
+
+-- one is the common case of a run of one answer (a lone caller's, or one
+-- quiz among many), with no table built: it returns the reply, or nil
+-- (having written nothing) to have the answer taken the long way.
+local function one(participant, question)
+  if tonumber(question) > n then
+    return nil
+  end
+  local cur = redis.pcall('ZSCORE', board, participant)
+  if not sound(cur) then
+    return nil -- a corrupt score, or a board of the wrong type
+  end
+  local pair = question .. ':' .. participant
+  local seen = redis.pcall('SISMEMBER', answers, pair)
+  if seen == 1 and cur then
+    return {cur, 1}
+  end
+  if seen ~= 0 then
+    return nil -- answered, yet no score; or answers of the wrong type
+  end
+  return place(participant, question, pair, cur)
+end
+if #ARGV == 2 then
+  return {one(ARGV[1], ARGV[2]) or slow(ARGV[1], ARGV[2])}
 end
 
 -- The common case reads every participant's score (ZMSCORE) and every
@@ -169,12 +206,8 @@ end
 -- goes the long way (so that it sees what the run counted so far) and at
 -- the end.
 -- Each new score is turned into a string once, for the log, the reply and
--- the board, and every number sent is formatted as an integer ('%d' where
--- it is 64-bit: exact, since scores stay below 2^53, and cheaper for the
--- server than the floating-point formatting Lua would otherwise use).
+-- the board.
 local added, moved, shown, last = {}, {}, {}, {}
--- Lua's '%d' is a C long: 32-bit on 32-bit builds of Redis.
-local int = string.format('%d', unit) == '4398046511104' and '%d' or '%.0f'
 local function flush()
   if #added == 0 then
     return
@@ -183,9 +216,7 @@ local function flush()
   local b, o = {}, {}
   for _, participant in ipairs(moved) do
     b[#b + 1], b[#b + 2] = shown[participant], participant
-    local ms = tonumber(string.match(last[participant], '^%d+'))
-    o[#o + 1] = string.format(int, math.min(score[participant] / 10, 2047) * unit + (unit - 1 - ms))
-    o[#o + 1] = participant
+    o[#o + 1], o[#o + 2] = placeOf(score[participant], last[participant]), participant
   end
   redis.call('ZADD', board, unpack(b))
   redis.call('ZADD', order, unpack(o))
