@@ -35,14 +35,14 @@ type AnswerResult struct {
 
 // RecordAnswer counts a correct answer to question (1 to jumlah_soal) at most
 // once per participant: the only way points are earned, exactly 10 each. It
-// runs the record script, one atomic step: HMGET meta, ZMSCORE board and
-// SMISMEMBER answers (the exactly-once test), and for a new pair XADD log (the
-// entry ID holds the server's time), then SADD answers, ZADD board (the score
-// read + 10) and ZADD order; O(log N). Calls to one quiz that arrive while
-// its runs are in flight share the next run (up to 32 answers, each still
-// checked and counted on its own; the reads and the writes other than XADD
-// are then one command for the whole run), so that many concurrent callers
-// cost the server less than half of what one script each would. A lone
+// runs the record script, one atomic step: HMGET meta, ZSCORE board and
+// SISMEMBER answers (the exactly-once test), and for a new pair XADD log (the
+// entry ID holds the server's time), SADD answers, ZADD board (the score read
+// + 10) and ZADD order; O(log N). Calls to one quiz that arrive while its runs
+// are in flight share the next run (up to 32 answers, each still checked and
+// counted on its own; the reads, ZMSCORE and SMISMEMBER, and the writes other
+// than XADD are then one command for the whole run), so that many concurrent
+// callers cost the server about half of what one script each would. A lone
 // caller sends at once. The first call adds 10 points and
 // returns {Score: new, Duplicate: false}; every repeat adds nothing and
 // returns {Score: current, Duplicate: true}, even after the quiz is finished
