@@ -15,9 +15,10 @@
 --
 -- A counted answer writes four keys: the pair in the answers set, an entry
 -- in the log (XADD *, so its ID holds the server's time in milliseconds),
--- +10 on the board (ZADD of the score read plus 10) and the participant's place in the order set:
--- count * 2^42 + (2^42 - 1 - ms), so that ZRANGE ... REV puts more points
--- first and, among equal points, the earlier time first.
+-- +10 on the board (ZADD of the score read plus 10) and the participant's
+-- place in the order set: count * 2^42 + (2^42 - 1 - ms), so that ZRANGE ...
+-- REV puts more points first and, among equal points, the earlier time
+-- first.
 local meta, board, answers, log, order = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local unit = 4398046511104 -- 2^42 ms: until the year 2109
 

@@ -3,8 +3,8 @@
 // rueidis.Lua (EVALSHA, falling back to EVAL on NOSCRIPT); Recap and Standing
 // are read-only rueidis.Lua values, sent as EVALSHA_RO (EVAL_RO on NOSCRIPT);
 // RecordAnswer is not a rueidis.Lua but a Batch (batch.go), which also
-// pipelines many runs, with EVAL only for those answered NOSCRIPT. Each file's header
-// states its KEYS, ARGV and replies.
+// pipelines many runs, with EVAL only for those answered NOSCRIPT. Each
+// file's header states its KEYS, ARGV and replies.
 package script
 
 import (
