@@ -179,7 +179,7 @@ func TestACLAppRole(t *testing.T) {
 	wantReads := map[string]any{"Standings": byTime, "Page": byTime[1:3], "Around": byTime[0:2], "Standing": byTime[1],
 		"Len": int64(3), "Get": kuis.Info{Title: "Kuis " + timed, Questions: 3, Status: kuis.StatusRunning}, "Status": kuis.StatusRunning}
 	for _, s := range []*kuis.Store{e.storeOn(app, kuis.WithTies(kuis.TiesByTime)), e.storeOn(app, kuis.WithTies(kuis.TiesByTime), cacheMinute),
-		e.storeOn(app, kuis.WithTies(kuis.TiesByTime), kuis.WithRecapLimit(0))} { // the last recaps in parts
+		e.tunedOn(app, kuis.Tuning{RecapInParts: true}, kuis.WithTies(kuis.TiesByTime))} { // the last recaps in parts
 		for range 2 { // cached: a miss, then a hit
 			if diff := cmp.Diff(wantReads, readAll(t, e.ctx, s, timed)); diff != "" {
 				t.Errorf("reads by time as app (-want +got):\n%s", diff)
@@ -200,7 +200,7 @@ func TestACLAppRole(t *testing.T) {
 	checkRefused(t, e, keys, isForbidden,
 		refusedCall{"Repair", func() error { _, err := as.Repair(e.ctx, id); return err }},
 		refusedCall{"Repair (rebuild)", func() error {
-			_, err := e.storeOn(app, kuis.WithRepairStep(1)).Repair(e.ctx, id)
+			_, err := e.tunedOn(app, kuis.Tuning{RepairStep: 1}).Repair(e.ctx, id)
 			return err
 		}},
 		refusedCall{"Create", func() error { return freshMeta.Create(e.ctx, "Kuis baru", 3) }},
@@ -304,7 +304,7 @@ func TestACLTeacherRole(t *testing.T) {
 	e.mustRaw("ZREM", k.Board(), "Budi")
 	e.mustRaw("ZINCRBY", k.Board(), "10", "Dewi")
 	want = []kuis.Correction{{Participant: "Budi", Was: 0, Now: 20}, {Participant: "Dewi", Was: 20, Now: 10}}
-	if got, err := e.storeOn(teacher, kuis.WithRepairStep(1)).Repair(e.ctx, id); err != nil || !cmp.Equal(want, got) {
+	if got, err := e.tunedOn(teacher, kuis.Tuning{RepairStep: 1}).Repair(e.ctx, id); err != nil || !cmp.Equal(want, got) {
 		t.Errorf("Repair (rebuild) = %+v, %v; want %+v", got, err, want)
 	}
 	if got, err := ts.Repair(e.ctx, id); err != nil || !cmp.Equal([]kuis.Correction{}, got) {
@@ -328,7 +328,7 @@ func TestACLTeacherRole(t *testing.T) {
 		t.Errorf("Audit = %#v, %v; want no violations", v, err)
 	}
 	standings := referenceAnswers(id)["Standings"]
-	for _, s := range []*kuis.Store{ts, e.storeOn(teacher, kuis.WithRecapLimit(0))} { // in one script, in parts
+	for _, s := range []*kuis.Store{ts, e.tunedOn(teacher, kuis.Tuning{RecapInParts: true})} { // in one script, in parts
 		recap, err := s.Recap(e.ctx, id)
 		if diff := cmp.Diff(standings, recap.Standings); err != nil || diff != "" || recap.Info.Status != kuis.StatusFinished {
 			t.Errorf("Recap: %v, status %q, standings (-want +got):\n%s", err, recap.Info.Status, diff)

@@ -2,10 +2,11 @@ package kuis
 
 import (
 	"cmp"
+	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,79 +15,171 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// Log entry field names, as record_answer.lua writes them.
+// The answer log's wire format, once: its entry IDs, its entries, and the
+// paged read every reader of the log goes through.
+
+// streamID is a stream entry ID, <ms>-<seq>.
+type streamID struct{ ms, seq uint64 }
+
+// parseStreamID parses an entry ID: two decimal numbers of at most 20
+// digits, without sign, joined by '-'.
+func parseStreamID(s string) (streamID, bool) {
+	ms, seq, found := strings.Cut(s, "-")
+	if !found || !decimal(ms) || !decimal(seq) {
+		return streamID{}, false
+	}
+	m, err1 := strconv.ParseUint(ms, 10, 64)
+	n, err2 := strconv.ParseUint(seq, 10, 64)
+	return streamID{m, n}, err1 == nil && err2 == nil
+}
+
+func decimal(s string) bool {
+	if s == "" || len(s) > 20 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func (id streamID) String() string {
+	return strconv.FormatUint(id.ms, 10) + "-" + strconv.FormatUint(id.seq, 10)
+}
+
+func (id streamID) less(o streamID) bool {
+	return id.ms < o.ms || id.ms == o.ms && id.seq < o.seq
+}
+
+// next is the ID right after id; ok is false for the greatest ID a stream
+// can hold, which has none.
+func (id streamID) next() (next streamID, ok bool) {
+	switch {
+	case id.seq < math.MaxUint64:
+		return streamID{id.ms, id.seq + 1}, true
+	case id.ms < math.MaxUint64:
+		return streamID{id.ms + 1, 0}, true
+	default:
+		return id, false
+	}
+}
+
+// entryID parses the ID of an entry the log returned: a malformed one is ErrCorrupt.
+func (q quiz) entryID(s string) (streamID, error) {
+	id, ok := parseStreamID(s)
+	if !ok {
+		return id, corrupt(q.keys.log, "entry ID %s is not <ms>-<seq>", quote(s))
+	}
+	return id, nil
+}
+
+// time is the server time the ID was made at, to the millisecond.
+func (id streamID) time() time.Time {
+	return time.UnixMilli(int64(min(id.ms, math.MaxInt64))).UTC()
+}
+
+// Log entry fields, as the scripts write them.
 const (
 	logParticipant = "peserta"
 	logQuestion    = "soal"
+	logScore       = "skor"
+	logStatus      = "status"
 )
 
-// decodeLog reads XRANGE's entries, as a script returns them: {id, {field,
-// value, ...}} each. The entry ID's first part is the server's time in ms.
-// Entries without a peserta field (the finish entry) are not answers and are
-// skipped.
-func decodeLog(key string, m rueidis.RedisMessage) ([]AnswerRecord, error) {
-	entries, err := m.ToArray()
-	if err != nil {
-		return nil, corrupt(key, "not a list of entries: %v", err)
+// entryKind is what a log entry records.
+type entryKind int
+
+const (
+	entryOther  entryKind = iota // written behind the library's back: every reader skips it
+	entryAnswer                  // a counted answer: peserta, soal, skor
+	entryFinish                  // the finish: the single field status = selesai
+)
+
+// logEntry is one decoded entry of the answer log.
+type logEntry struct {
+	id          streamID
+	kind        entryKind
+	participant string
+	question    int
+	score       int64 // the participant's score after the answer
+}
+
+// decodeEntry decodes one log entry: an entry with a peserta field is an
+// answer and must be whole, its ID a time (otherwise the error says what is
+// wrong, and the entry's ID and kind are set even then); the single field
+// status = selesai is the finish; anything else is entryOther.
+func decodeEntry(e rueidis.XRangeEntry) (logEntry, error) {
+	id, ok := parseStreamID(e.ID)
+	if !ok {
+		return logEntry{}, fmt.Errorf("entry ID %s is not <ms>-<seq>", quote(e.ID))
 	}
-	out := make([]AnswerRecord, 0, len(entries))
-	for _, e := range entries {
-		parts, err := e.ToArray()
-		if err != nil || len(parts) != 2 {
-			return nil, corrupt(key, "an entry is not {id, fields}")
-		}
-		id, err := parts[0].ToString()
-		if err != nil {
-			return nil, corrupt(key, "an entry has no ID")
-		}
-		flat, err := parts[1].AsStrSlice()
-		if err != nil || len(flat)%2 != 0 {
-			return nil, corrupt(key, "entry %s has no field/value list", id)
-		}
-		if !slices.Contains(fieldNames(flat), logParticipant) {
-			continue
-		}
-		a, err := logEntry(id, flat)
-		if err != nil {
-			return nil, corrupt(key, "entry %s: %v", id, err)
-		}
-		out = append(out, a)
+	out := logEntry{id: id}
+	p, isAnswer := e.FieldValues[logParticipant]
+	switch {
+	case isAnswer:
+		out.kind, out.participant = entryAnswer, p
+	case len(e.FieldValues) == 1 && e.FieldValues[logStatus] == string(StatusFinished):
+		out.kind = entryFinish
+		return out, nil
+	default:
+		return out, nil
+	}
+	q, err := strconv.Atoi(e.FieldValues[logQuestion])
+	if err != nil || q < 1 || !validText(p, maxParticipantLen) {
+		return out, fmt.Errorf("entry %s: want fields %s and %s", e.ID, logParticipant, logQuestion)
+	}
+	out.question = q
+	s, err := strconv.ParseInt(e.FieldValues[logScore], 10, 64)
+	if err != nil || s < 10 || s%10 != 0 {
+		return out, fmt.Errorf("entry %s: field %s is %s, want a positive multiple of 10",
+			e.ID, logScore, quote(e.FieldValues[logScore]))
+	}
+	out.score = s
+	if id.ms > math.MaxInt64 {
+		return out, fmt.Errorf("entry %s: the ID is not a time", e.ID)
 	}
 	return out, nil
 }
 
-// logEntry decodes one entry's ID and fields.
-func logEntry(id string, flat []string) (AnswerRecord, error) {
-	msText, _, _ := strings.Cut(id, "-")
-	ms, err := strconv.ParseInt(msText, 10, 64)
-	if err != nil || ms < 0 {
-		return AnswerRecord{}, errors.New("ID is not <ms>-<seq>")
-	}
-	a := AnswerRecord{At: time.UnixMilli(ms).UTC()}
-	for i := 0; i < len(flat); i += 2 {
-		switch flat[i] {
-		case logParticipant:
-			a.Participant = flat[i+1]
-		case logQuestion:
-			a.Question, err = strconv.Atoi(flat[i+1])
-			if err != nil {
-				return AnswerRecord{}, fmt.Errorf("field %s is %s, want a question number", logQuestion, quote(flat[i+1]))
+// pair is the entry's answers set member, "<question>:<participant>".
+func (e logEntry) pair() string { return strconv.Itoa(e.question) + ":" + e.participant }
+
+// readLog hands every entry of the log after after (nil: from the start) to
+// each, in order, with decodeEntry's error, in pages of XRANGE ... COUNT
+// pageSize on c, and returns the last entry's ID (after itself when there is
+// none). It stops at the first error each returns.
+func (q quiz) readLog(ctx context.Context, c rueidis.CommandClient, after *streamID, each func(logEntry, error) error) (*streamID, error) {
+	k, last := q.keys.log, after
+	for {
+		start := "-"
+		if last != nil {
+			next, ok := last.next()
+			if !ok {
+				return last, nil // the greatest ID: nothing can follow it
 			}
+			start = next.String()
+		}
+		entries, err := sendOne(ctx, c, c.B().Xrange().Key(k).Start(start).End("+").Count(q.tune.pageSize).Build()).AsXRange()
+		if err != nil {
+			return nil, q.fail(err, "", k)
+		}
+		for _, raw := range entries {
+			id, err := q.entryID(raw.ID)
+			if err != nil {
+				return nil, err
+			}
+			e, err := decodeEntry(raw)
+			if err := each(e, err); err != nil {
+				return nil, err
+			}
+			last = &id
+		}
+		if int64(len(entries)) < q.tune.pageSize {
+			return last, nil
 		}
 	}
-	if !validText(a.Participant, maxParticipantLen) || a.Question < 1 {
-		return AnswerRecord{}, fmt.Errorf("want fields %s and %s", logParticipant, logQuestion)
-	}
-	return a, nil
-}
-
-// fieldNames lists the field names of a flat field/value list.
-func fieldNames(flat []string) []string {
-	names := make([]string, 0, len(flat)/2)
-	for i := 0; i+1 < len(flat); i += 2 {
-		names = append(names, flat[i])
-	}
-	return names
 }
 
 // answerPair splits an answers set member "<question>:<participant>".
@@ -99,17 +192,24 @@ func answerPair(member string) (int, string, bool) {
 	return n, participant, true
 }
 
+// AnswerRecord is one counted answer.
+type AnswerRecord struct {
+	Participant string    `json:"participant"`
+	Question    int       `json:"question"`
+	At          time.Time `json:"at"` // the Redis server's time when it was counted, UTC, to the millisecond
+}
+
 // tally counts the answers set's members per question, and lists every
 // counted answer: those the log lacks (written before it existed) first, by
-// question then participant and without a time, then the log in order.
+// question then participant and without a time, then the log's in order.
 func tally(key string, questions int, members []string, logged []AnswerRecord) ([]QuestionResult, []AnswerRecord, error) {
-	type pair struct {
+	type answer struct {
 		q int
 		p string
 	}
-	inLog := make(map[pair]bool, len(logged))
+	inLog := make(map[answer]bool, len(logged))
 	for _, a := range logged {
-		inLog[pair{a.Question, a.Participant}] = true
+		inLog[answer{a.Question, a.Participant}] = true
 	}
 	correct := map[int]int{}
 	unlogged := []AnswerRecord{}            // never nil: an archive of a quiz without answers says [] in JSON
@@ -121,7 +221,7 @@ func tally(key string, questions int, members []string, logged []AnswerRecord) (
 		}
 		correct[q]++
 		highest = max(highest, q)
-		if !inLog[pair{q, p}] {
+		if !inLog[answer{q, p}] {
 			unlogged = append(unlogged, AnswerRecord{Participant: p, Question: q})
 		}
 	}

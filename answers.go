@@ -119,7 +119,7 @@ func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]Ans
 		execs = append(execs, rueidis.LuaExec{Keys: keys, Args: args})
 	}
 	var callErr error
-	for c, res := range script.RecordAnswer.Exec(ctx, b.q.client, execs) {
+	for c, res := range runScript(ctx, b.q.client, script.RecordAnswer, execs...) {
 		chunk := sent[c*maxChunk : min((c+1)*maxChunk, len(sent))]
 		replies, err := res.ToArray()
 		if err == nil && len(replies) != len(chunk) {

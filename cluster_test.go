@@ -123,7 +123,7 @@ func TestClusterQuizzesOnEveryPrimary(t *testing.T) {
 		t.Errorf("primary of each key (-want +got):\n%s", diff)
 	}
 	for _, count := range []int64{1, 5, 1000} {
-		got, err := e.storeOn(e.client, kuis.WithScanCount(count)).Quizzes(e.ctx)
+		got, err := e.tunedOn(e.client, kuis.Tuning{ScanCount: count}).Quizzes(e.ctx)
 		if diff := cmp.Diff(slices.Sorted(slices.Values(ids)), got); err != nil || diff != "" {
 			t.Errorf("Quizzes, SCAN COUNT %d: %v (-want +got):\n%s", count, err, diff)
 		}
@@ -143,7 +143,7 @@ func TestClusterQuizzesOnEveryPrimary(t *testing.T) {
 				id, n, err, archived.QuizID, diff)
 		}
 	}
-	if n, err := e.storeOn(e.client, kuis.WithScanCount(5)).Purge(e.ctx); err != nil || n != left {
+	if n, err := e.tunedOn(e.client, kuis.Tuning{ScanCount: 5}).Purge(e.ctx); err != nil || n != left {
 		t.Errorf("Purge = %d, %v; want %d", n, err, left)
 	}
 	if got := keysByNode(t, e, primaries); len(got) != 0 {

@@ -70,7 +70,7 @@ func (c *coalescer) record(ctx context.Context, client rueidis.Client, keys Keys
 	if l.inFlight < maxInFlight && len(l.queue) == 0 {
 		l.inFlight++
 		c.mu.Unlock()
-		replies, err := run(ctx, client, keys, []string{participant, q})
+		replies, err := runChunk(ctx, client, keys, []string{participant, q})
 		c.next(client, keys, l)
 		if err != nil {
 			return rueidis.RedisMessage{}, err
@@ -149,7 +149,7 @@ func (c *coalescer) drive(client rueidis.Client, keys Keys, l *lane, chunk []*pe
 			args = append(args, p.participant, p.question)
 		}
 		ctx, stop := chunkContext(chunk)
-		replies, err := run(ctx, client, keys, args)
+		replies, err := runChunk(ctx, client, keys, args)
 		stop()
 		for i, p := range chunk {
 			if err != nil {
@@ -168,10 +168,10 @@ func (c *coalescer) drive(client rueidis.Client, keys Keys, l *lane, chunk []*pe
 	}
 }
 
-// run sends one chunk of answers (pairs of participant and question in args)
+// runChunk sends one chunk of answers (pairs of participant and question in args)
 // as one script run and returns one reply element per answer.
-func run(ctx context.Context, client rueidis.Client, keys Keys, args []string) ([]rueidis.RedisMessage, error) {
-	replies, err := script.RecordAnswer.Do(ctx, client, keys.all(), args).ToArray()
+func runChunk(ctx context.Context, client rueidis.Client, keys Keys, args []string) ([]rueidis.RedisMessage, error) {
+	replies, err := run(ctx, client, script.RecordAnswer, keys.all(), args).ToArray()
 	if err != nil {
 		return nil, err
 	}

@@ -39,7 +39,7 @@ type holdClient struct {
 
 // recordSHA is the SHA1 of the record script, as EVALSHA names it.
 var recordSHA = func() string {
-	sum := sha1.Sum([]byte(script.RecordAnswerSource))
+	sum := sha1.Sum([]byte(script.RecordAnswer.Source()))
 	return hex.EncodeToString(sum[:])
 }()
 
@@ -411,7 +411,7 @@ func (c *flushingClient) DoMulti(ctx context.Context, cmds ...rueidis.Completed)
 	half := len(cmds) / 2
 	res := c.Client.DoMulti(ctx, cmds[:half]...)
 	scripts(func(n rueidis.Client) rueidis.Completed {
-		return n.B().ScriptLoad().Script(script.RecordAnswerSource).Build()
+		return n.B().ScriptLoad().Script(script.RecordAnswer.Source()).Build()
 	})
 	return append(res, c.Client.DoMulti(ctx, cmds[half:]...)...)
 }
@@ -562,7 +562,7 @@ func TestRunCountsAsOneAnswerPerRun(t *testing.T) {
 func sendRun(t *testing.T, e *env, k kuis.Keys, args []string) []string {
 	t.Helper()
 	keys := []string{k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order()}
-	replies, err := script.RecordAnswer.Do(e.ctx, e.client, keys, args).ToArray()
+	replies, err := e.client.Do(e.ctx, script.RecordAnswer.BySource(e.client.B(), keys, args)).ToArray()
 	if err != nil {
 		t.Fatalf("record script with %q: %v", args, err)
 	}

@@ -233,32 +233,36 @@ func (a *auditor) log(ctx context.Context) (map[string]int64, error) {
 	latest := map[string]int64{}
 	logged := map[string]bool{}
 	finished := ""
-	_, err := a.q.readLog(ctx, func(e rueidis.XRangeEntry, ms int64) {
+	_, err := a.q.readLog(ctx, a.q.client, nil, func(e logEntry, err error) error {
 		if finished != "" {
-			a.add(key, "log", "entry %s follows the finish entry %s", e.ID, finished)
+			a.add(key, "log", "entry %s follows the finish entry %s", e.id, finished)
 		}
-		if isFinishEntry(e.FieldValues) {
+		switch {
+		case err != nil:
+			a.add(key, "log", "%v", err)
+			return nil
+		case e.kind == entryFinish:
 			if finished == "" {
-				finished = e.ID
+				finished = e.id.String()
 			}
-			return
+			return nil
+		case e.kind == entryOther:
+			a.add(key, "log", "entry %s has no valid %s and %s", e.id, logParticipant, logQuestion)
+			return nil
 		}
-		q, p := e.FieldValues[logQuestion], e.FieldValues[logParticipant]
-		pair := q + ":" + p
-		switch _, _, ok := answerPair(pair); {
-		case !ok:
-			a.add(key, "log", "entry %s has no valid %s and %s", e.ID, logParticipant, logQuestion)
-			return
+		pair := e.pair()
+		switch {
 		case logged[pair]:
-			a.add(key, "log", "entry %s logs answer %s a second time", e.ID, quote(pair))
-			return
+			a.add(key, "log", "entry %s logs answer %s a second time", e.id, quote(pair))
+			return nil
 		case !a.pairs[pair]:
-			a.add(key, "log", "entry %s logs answer %s, which the answers set does not hold", e.ID, quote(pair))
-			return
+			a.add(key, "log", "entry %s logs answer %s, which the answers set does not hold", e.id, quote(pair))
+			return nil
 		}
 		// Only the first entry of a counted answer places its participant.
 		logged[pair] = true
-		latest[p] = ms
+		latest[e.participant] = int64(e.id.ms)
+		return nil
 	})
 	if err != nil {
 		return nil, err
@@ -283,7 +287,7 @@ func (a *auditor) log(ctx context.Context) (map[string]int64, error) {
 // by their counted answers and, when the log is usable, its latest time.
 func (a *auditor) order(ctx context.Context, scores, counted, latest map[string]int64) error {
 	key := a.q.keys.order
-	zs, err := a.q.scanSorted(ctx, key)
+	zs, err := a.q.scanSorted(ctx, a.q.client, key)
 	if err != nil {
 		return err
 	}
@@ -359,7 +363,7 @@ func (a *auditor) meta(ctx context.Context) (int64, error) {
 // board checks every member and score and returns the scores.
 func (a *auditor) board(ctx context.Context) (map[string]int64, error) {
 	key := a.q.keys.board
-	zs, err := a.q.scanSorted(ctx, key)
+	zs, err := a.q.scanSorted(ctx, a.q.client, key)
 	if err != nil {
 		return nil, err
 	}
@@ -380,16 +384,7 @@ func (a *auditor) board(ctx context.Context) (map[string]int64, error) {
 // participant are counted. questions is 0 when meta is unusable.
 func (a *auditor) answers(ctx context.Context, questions int64) (map[string]int64, error) {
 	key := a.q.keys.answers
-	var members []string
-	seen := map[string]bool{}
-	err := a.q.scan(ctx, key, func(page []string) {
-		for _, m := range page {
-			if !seen[m] { // SSCAN may return a member twice
-				seen[m] = true
-				members = append(members, m)
-			}
-		}
-	})
+	members, err := a.q.scanMembers(ctx, a.q.client, key)
 	if err != nil {
 		return nil, err
 	}

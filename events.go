@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/redis/rueidis"
@@ -31,29 +29,6 @@ type Event struct {
 	Score       int64     `json:"score,omitempty"` // the participant's score after this answer
 	At          time.Time `json:"at"`              // server time, to the millisecond
 }
-
-// Log entry fields beyond the answer's (answerlog.go): the finish entry.
-const (
-	logScore  = "skor"
-	logStatus = "status"
-)
-
-// isFinishEntry reports whether a log entry is the finish entry: the single
-// field status = selesai (finish.lua).
-func isFinishEntry(fields map[string]string) bool {
-	return len(fields) == 1 && fields[logStatus] == string(StatusFinished)
-}
-
-// Tuning of the feed, variables so that tests can shorten them.
-var (
-	// feedBlock is how long one XREAD blocks. Between two, the feed checks the
-	// status, to end on a quiz finished without a finish entry.
-	feedBlock = 5 * time.Second
-	// feedCount is the most entries one XREAD returns.
-	feedCount int64 = 1000
-	// feedGap is the least time between two XREADs of a feed hub.
-	feedGap = 5 * time.Millisecond
-)
 
 // Bounds of Live.
 const (
@@ -98,15 +73,15 @@ const (
 // that are neither answers nor the finish are skipped).
 func (b *Board) Events(ctx context.Context, after string) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		last := after
-		if last == "" {
-			last = "0-0"
+		var last streamID // 0-0: no entry has it, so XREAD from it reads the whole log
+		if after != "" {
+			var ok bool
+			if last, ok = parseStreamID(after); !ok {
+				yield(Event{}, fmt.Errorf("%w: %s: event ID %s (want \"\" or <ms>-<seq>)", ErrInvalidRange, b.q.about(""), quote(after)))
+				return
+			}
 		}
-		if _, _, ok := parseEventID(last); !ok {
-			yield(Event{}, fmt.Errorf("%w: %s: event ID %s (want \"\" or <ms>-<seq>)", ErrInvalidRange, b.q.about(""), quote(after)))
-			return
-		}
-		f := feed{b: b, last: last}
+		f := feed{q: b.q, last: last}
 		f.run(ctx, yield)
 	}
 }
@@ -114,12 +89,11 @@ func (b *Board) Events(ctx context.Context, after string) iter.Seq2[Event, error
 // feed is one run of Events: the last ID handed out, and the end the status
 // probe found, if any.
 type feed struct {
-	b    *Board
-	last string
+	q    quiz
+	last streamID
 	// end is the ID after which the feed ends: the finish entry's, or for a
-	// quiz finished without one, an ID of the feed's own right after the log's
-	// last entry (synthetic: yielded as an EventFinished when reached).
-	end       string
+	// quiz finished without one, the synthetic end (feedEnd).
+	end       *streamID
 	synthetic bool
 	endAt     time.Time
 }
@@ -129,24 +103,24 @@ func (f *feed) run(ctx context.Context, yield func(Event, error) bool) {
 		yield(Event{}, err)
 		return
 	}
-	if f.end != "" {
+	if f.end != nil {
 		// Finished: nothing is logged any more. Read what is left, and end.
-		if !idLess(f.last, f.end) || !f.drain(ctx, "", yield) {
+		if !f.last.less(*f.end) || !f.drain(ctx, nil, yield) {
 			return
 		}
-		if f.synthetic && idLess(f.last, f.end) {
-			yield(Event{ID: f.end, Kind: EventFinished, At: f.endAt}, nil)
+		if f.synthetic && f.last.less(*f.end) {
+			yield(Event{ID: f.end.String(), Kind: EventFinished, At: f.endAt}, nil)
 		}
 		return
 	}
 	for {
-		m, pos, err := f.b.q.feeds.join(ctx, f.b.q)
+		m, pos, err := f.q.feeds.join(ctx, f.q)
 		if err != nil {
 			yield(Event{}, f.ctxError(ctx, err))
 			return
 		}
 		again := f.follow(ctx, m, pos, yield)
-		f.b.q.feeds.leave(f.b.q, m)
+		f.q.feeds.leave(f.q, m)
 		if !again {
 			return
 		}
@@ -156,8 +130,8 @@ func (f *feed) run(ctx context.Context, yield func(Event, error) bool) {
 // follow reads the log alone up to pos, the hub's position when m joined,
 // then takes m's batches. It reports whether to join again: true when the
 // hub dropped m for falling behind.
-func (f *feed) follow(ctx context.Context, m *feedMember, pos string, yield func(Event, error) bool) bool {
-	if !f.drain(ctx, pos, yield) {
+func (f *feed) follow(ctx context.Context, m *feedMember, pos streamID, yield func(Event, error) bool) bool {
+	if !f.drain(ctx, &pos, yield) {
 		return false
 	}
 	for {
@@ -183,63 +157,51 @@ func (f *feed) follow(ctx context.Context, m *feedMember, pos string, yield func
 // ctxError prefers ctx's own error when ctx ended during a read.
 func (f *feed) ctxError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("kuis: %s: %w", f.b.q.about(""), ctx.Err())
+		return fmt.Errorf("kuis: %s: %w", f.q.about(""), ctx.Err())
 	}
 	return err
 }
 
 // drain hands every entry after f.last, without blocking (XREAD COUNT 1000,
-// no BLOCK), until the log has no more or f.last reaches upTo (if not ""). It
-// reports whether to go on.
-func (f *feed) drain(ctx context.Context, upTo string, yield func(Event, error) bool) bool {
-	k, c := f.b.q.keys, f.b.q.client
-	for upTo == "" || idLess(f.last, upTo) {
-		cmd := c.B().Xread().Count(feedCount).Streams().Key(k.log).Id(f.last).Build()
-		entries, err := readStream(c.Do(ctx, cmd), k.log)
+// no BLOCK), until the log has no more or f.last reaches upTo (if not nil).
+// It reports whether to go on.
+func (f *feed) drain(ctx context.Context, upTo *streamID, yield func(Event, error) bool) bool {
+	k, c := f.q.keys, f.q.client
+	for upTo == nil || f.last.less(*upTo) {
+		cmd := c.B().Xread().Count(f.q.tune.pageSize).Streams().Key(k.log).Id(f.last.String()).Build()
+		entries, err := readStream(sendOne(ctx, c, cmd), k.log)
 		if err != nil {
-			yield(Event{}, f.ctxError(ctx, f.b.q.fail(err, "", k.log)))
+			yield(Event{}, f.ctxError(ctx, f.q.fail(err, "", k.log)))
 			return false
 		}
 		if len(entries) == 0 {
 			return true
 		}
-		if !f.hand(entries, yield) {
+		events, err := decodeEvents(k.log, entries)
+		if !f.handEvents(events, yield) {
 			return false
 		}
-	}
-	return true
-}
-
-// hand yields log entries as events, advancing f.last. It reports whether
-// to go on: false after the finish entry, a corrupt entry, or a yield that
-// said stop.
-func (f *feed) hand(entries []rueidis.XRangeEntry, yield func(Event, error) bool) bool {
-	for _, e := range entries {
-		ev, ok, err := decodeEvent(e)
 		if err != nil {
-			yield(Event{}, corrupt(f.b.q.keys.log, "entry %s: %v", e.ID, err))
+			yield(Event{}, err)
 			return false
 		}
-		f.last = e.ID
-		if !ok {
-			continue
-		}
-		if !yield(ev, nil) || ev.Kind == EventFinished {
-			return false
+		if id, ok := parseStreamID(entries[len(entries)-1].ID); ok && f.last.less(id) {
+			f.last = id // entries that are not events moved the position too
 		}
 	}
 	return true
 }
 
-// handEvents yields a hub's events after f.last (a batch may overlap what
-// drain read), advancing f.last, with hand's result.
+// handEvents yields events after f.last (a hub's batch may overlap what
+// drain read), advancing f.last. It reports whether to go on: false after
+// the finish or a yield that said stop.
 func (f *feed) handEvents(events []Event, yield func(Event, error) bool) bool {
-	fresh := len(events) > 0 && idLess(f.last, events[0].ID) // the usual case: no ID to compare
 	for _, ev := range events {
-		if !fresh && !idLess(f.last, ev.ID) {
+		id, _ := parseStreamID(ev.ID)
+		if !f.last.less(id) {
 			continue
 		}
-		f.last = ev.ID
+		f.last = id
 		if !yield(ev, nil) || ev.Kind == EventFinished {
 			return false
 		}
@@ -247,29 +209,49 @@ func (f *feed) handEvents(events []Event, yield func(Event, error) bool) bool {
 	return true
 }
 
-// probe reads the status and the log's last entry (HGETALL meta, then
-// XREVRANGE log + - COUNT 1, in one round trip, in that order: once the status
-// says selesai, nothing is logged after the last entry read) and sets the
+// decodeEvents turns log entries into events, skipping entries that are
+// neither answers nor the finish; it stops at the first corrupt entry, with
+// the events before it.
+func decodeEvents(key string, entries []rueidis.XRangeEntry) ([]Event, error) {
+	events := make([]Event, 0, len(entries))
+	for _, raw := range entries {
+		e, err := decodeEntry(raw)
+		if err != nil {
+			return events, corrupt(key, "%v", err)
+		}
+		switch e.kind {
+		case entryAnswer:
+			events = append(events, Event{ID: raw.ID, Kind: EventAnswer, Participant: e.participant,
+				Question: e.question, Score: e.score, At: e.id.time()})
+		case entryFinish:
+			events = append(events, Event{ID: raw.ID, Kind: EventFinished, At: e.id.time()})
+		}
+	}
+	return events, nil
+}
+
+// probe reads the status and the log's last entry (feedState) and sets the
 // feed's end when the quiz is finished.
 func (f *feed) probe(ctx context.Context) error {
-	st, tail, err := f.b.q.feedState(ctx)
+	st, tail, err := f.q.feedState(ctx)
 	if err != nil || st != StatusFinished {
 		return err
 	}
-	if tail != nil && isFinishEntry(tail.FieldValues) {
-		f.end = tail.ID
+	if tail != nil && tail.kind == entryFinish {
+		f.end = &tail.id
 		return nil
 	}
-	f.end, f.endAt = syntheticEnd(tail)
-	f.synthetic = true
+	end, at := feedEnd(tail)
+	f.end, f.endAt, f.synthetic = &end, at, true
 	return nil
 }
 
 // feedState reads the quiz's status and the log's last entry (nil for an
-// empty or missing log).
-func (q quiz) feedState(ctx context.Context) (Status, *rueidis.XRangeEntry, error) {
+// empty or missing log) in one round trip, HGETALL meta first: once the
+// status says selesai, nothing is logged after the entry read.
+func (q quiz) feedState(ctx context.Context) (Status, *logEntry, error) {
 	k, c := q.keys, q.client
-	res := c.DoMulti(ctx,
+	res := send(ctx, c,
 		c.B().Hgetall().Key(k.meta).Build(),
 		c.B().Xrevrange().Key(k.log).End("+").Start("-").Count(1).Build())
 	fields, err := res[0].AsStrMap()
@@ -294,7 +276,22 @@ func (q quiz) feedState(ctx context.Context) (Status, *rueidis.XRangeEntry, erro
 	if len(tail) == 0 {
 		return st, nil, nil
 	}
-	return st, &tail[0], nil
+	e, err := decodeEntry(tail[0])
+	if err != nil {
+		return "", nil, corrupt(k.log, "%v", err)
+	}
+	return st, &e, nil
+}
+
+// feedEnd is the ID and time of the finished event of a quiz finished
+// without a finish entry: right after the log's last entry (0-1 for none),
+// or that entry's own ID when no ID can follow it.
+func feedEnd(tail *logEntry) (streamID, time.Time) {
+	if tail == nil {
+		return streamID{0, 1}, time.Time{}
+	}
+	end, _ := tail.id.next()
+	return end, tail.id.time()
 }
 
 // readStream decodes an XREAD reply of the one stream key: nil for XREAD's
@@ -312,52 +309,6 @@ func readStream(res rueidis.RedisResult, key string) ([]rueidis.XRangeEntry, err
 		entries = []rueidis.XRangeEntry{}
 	}
 	return entries, nil
-}
-
-// decodeEvent turns a log entry into an event: ok is false for an entry that
-// is neither an answer nor the finish (skipped), err set for an answer entry
-// of the wrong shape.
-func decodeEvent(e rueidis.XRangeEntry) (Event, bool, error) {
-	ms, _, ok := parseEventID(e.ID)
-	if !ok {
-		return Event{}, false, fmt.Errorf("ID is not <ms>-<seq>")
-	}
-	at := time.UnixMilli(int64(ms)).UTC()
-	if isFinishEntry(e.FieldValues) {
-		return Event{ID: e.ID, Kind: EventFinished, At: at}, true, nil
-	}
-	p, isAnswer := e.FieldValues[logParticipant]
-	if !isAnswer {
-		return Event{}, false, nil
-	}
-	question, err := strconv.Atoi(e.FieldValues[logQuestion])
-	if err != nil || question < 1 || !validText(p, maxParticipantLen) {
-		return Event{}, false, fmt.Errorf("want fields %s and %s", logParticipant, logQuestion)
-	}
-	score, err := strconv.ParseInt(e.FieldValues[logScore], 10, 64)
-	if err != nil || score < 10 || score%10 != 0 {
-		return Event{}, false, fmt.Errorf("field %s is %s, want a positive multiple of 10", logScore, quote(e.FieldValues[logScore]))
-	}
-	return Event{ID: e.ID, Kind: EventAnswer, Participant: p, Question: question, Score: score, At: at}, true, nil
-}
-
-// parseEventID splits a stream ID "<ms>-<seq>" (both decimal, no sign).
-func parseEventID(id string) (ms, seq uint64, ok bool) {
-	a, b, found := strings.Cut(id, "-")
-	if !found || a == "" || b == "" || len(id) > 41 {
-		return 0, 0, false
-	}
-	var err1, err2 error
-	ms, err1 = strconv.ParseUint(a, 10, 64)
-	seq, err2 = strconv.ParseUint(b, 10, 64)
-	return ms, seq, err1 == nil && err2 == nil
-}
-
-// idLess reports whether stream ID a comes before b; both must parse.
-func idLess(a, b string) bool {
-	am, as, _ := parseEventID(a)
-	bm, bs, _ := parseEventID(b)
-	return am < bm || am == bm && as < bs
 }
 
 // Live yields the top top standings (1 to 1000) as Page(ctx, 0, top) reads
@@ -380,7 +331,7 @@ func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq
 				ErrInvalidRange, b.q.about(""), top, every, maxLiveTop, minLiveEvery))
 			return
 		}
-		seen := ""
+		var seen *streamID
 		tick := time.NewTicker(every)
 		defer tick.Stop()
 		for first := true; ; first = false {
@@ -389,12 +340,12 @@ func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq
 				yield(nil, b.liveError(ctx, err))
 				return
 			}
-			id := ""
+			var id *streamID
 			if tail != nil {
-				id = tail.ID
+				id = &tail.id
 			}
 			finished := st == StatusFinished
-			if first || finished || id != seen {
+			if first || finished || (id == nil) != (seen == nil) || id != nil && *id != *seen {
 				seen = id
 				page, err := b.Page(ctx, 0, top)
 				if err != nil {

@@ -154,8 +154,7 @@ func TestEventsBadInput(t *testing.T) {
 // command) has none either; the feed still ends, on the status, with a
 // finished event that a resume does not repeat.
 func TestEventsFinishedWithoutEntry(t *testing.T) {
-	defer kuis.SetFeedBlock(100 * time.Millisecond)()
-	e := newEnv(t)
+	e := newTunedEnv(t, kuis.Tuning{FeedBlock: 100 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
 	defer cancel()
 
@@ -614,12 +613,11 @@ func idBefore(a, b string) bool {
 // log; half of them are slow and fall behind (a buffer of one batch), catch
 // up alone and join again. Each sees every answer once, in the log's order.
 func TestEventsSharedReaders(t *testing.T) {
-	defer kuis.SetMemberBuffer(1)()
 	const (
 		readers = 20
 		total   = 2_000
 	)
-	e := newEnv(t)
+	e := newTunedEnv(t, kuis.Tuning{MemberBuffer: 1})
 	id, m, b := e.running(total / 50)
 	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
 	defer cancel()

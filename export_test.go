@@ -1,19 +1,47 @@
 package kuis
 
-import "time"
+import (
+	"time"
 
-// WithScanCount lets the external tests choose SCAN's page size.
-var WithScanCount = withScanCount
+	"github.com/redis/rueidis"
+)
 
-// WithRepairStep lets the external tests make Repair rebuild small boards.
-var WithRepairStep = withRepairStep
+// Tuning is what the external tests may change of the library's internal
+// bounds; a zero field keeps the default.
+type Tuning struct {
+	ScanCount    int64             // SCAN page size of Purge and Quizzes
+	PageSize     int64             // SSCAN, ZSCAN and XRANGE page size of the paged reads
+	RepairStep   int               // most corrections in one Repair script; more are rebuilt
+	RecapInParts bool              // Recap reads every quiz in parts
+	FeedBlock    time.Duration     // how long one XREAD of the feed blocks
+	MemberBuffer int               // batches a feed reader may fall behind
+	ScanHook     func(addr string) // called after every SCAN page of Purge and Quizzes
+}
 
-// WithRecapLimit lets the external tests make Recap read small quizzes in parts.
-var WithRecapLimit = withRecapLimit
-
-// WithScanHook lets the external tests act after every SCAN page of Purge and
-// Quizzes, with the address of the node scanned.
-var WithScanHook = withScanHook
+// NewTuned is New with the tuning t.
+func NewTuned(client rueidis.Client, t Tuning, opts ...Option) (*Store, error) {
+	tune := defaultTuning
+	if t.ScanCount > 0 {
+		tune.scanCount = t.ScanCount
+	}
+	if t.PageSize > 0 {
+		tune.pageSize = t.PageSize
+	}
+	if t.RepairStep > 0 {
+		tune.repairStep = t.RepairStep
+	}
+	if t.RecapInParts {
+		tune.recapLimit = 0
+	}
+	if t.FeedBlock > 0 {
+		tune.feedBlock = t.FeedBlock
+	}
+	if t.MemberBuffer > 0 {
+		tune.memberBuffer = t.MemberBuffer
+	}
+	tune.scanHook = t.ScanHook
+	return newStore(client, tune, opts...)
+}
 
 // The coalescer's bounds, for the tests that fill its queues.
 const (
@@ -33,22 +61,4 @@ func Queued(s *Store, quizID string) int {
 		return len(l.queue)
 	}
 	return 0
-}
-
-// SetFeedBlock shortens how long one XREAD of Board.Events blocks, so that a
-// test sees a quiz finished without a finish entry end quickly. It returns
-// the function that restores it.
-func SetFeedBlock(d time.Duration) (restore func()) {
-	old := feedBlock
-	feedBlock = d
-	return func() { feedBlock = old }
-}
-
-// SetMemberBuffer sets how many batches a feed hub's member may fall behind
-// before it is dropped and catches up alone. It returns the function that
-// restores it.
-func SetMemberBuffer(n int) (restore func()) {
-	old := memberBuffer
-	memberBuffer = n
-	return func() { memberBuffer = old }
 }

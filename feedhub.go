@@ -2,11 +2,9 @@ package kuis
 
 import (
 	"context"
-	"strconv"
 	"sync"
 	"time"
 
-	"github.com/redis/rueidis"
 )
 
 // A feed hub is the one reader of a quiz's log that all the Board.Events
@@ -35,8 +33,7 @@ func newFeedHubs() *feedHubs { return &feedHubs{hubs: map[string]*feedHub{}} }
 // feedHub reads one log from pos on, for its members.
 type feedHub struct {
 	q       quiz
-	block   time.Duration // feedBlock when the hub started
-	pos     string        // the last ID read and handed out (guarded by feedHubs.mu)
+	pos     streamID // the last ID read and handed out (guarded by feedHubs.mu)
 	members map[*feedMember]struct{}
 	cancel  context.CancelFunc
 }
@@ -49,21 +46,15 @@ type feedMember struct {
 	lagged bool // set before ch is closed: the member fell behind and must catch up alone
 }
 
-// memberBuffer is how many batches a member may fall behind (up to 1,000
-// events each) before the hub drops it; a dropped member catches up on its
-// own and joins again, so a slow screen never slows the others. A variable
-// so that tests can make every member fall behind.
-var memberBuffer = 64
-
 // join makes m a member of q's hub, starting the hub if none runs, and
 // returns the hub's position: every event after it reaches m through m.ch;
 // the caller reads the log up to it itself. Starting a hub reads the log's
 // last ID (XREVRANGE log + - COUNT 1) with ctx.
-func (hs *feedHubs) join(ctx context.Context, q quiz) (*feedMember, string, error) {
+func (hs *feedHubs) join(ctx context.Context, q quiz) (*feedMember, streamID, error) {
 	key := q.keys.log
 	hs.mu.Lock()
 	if h, ok := hs.hubs[key]; ok {
-		m := &feedMember{ch: make(chan feedBatch, memberBuffer)}
+		m := &feedMember{ch: make(chan feedBatch, q.tune.memberBuffer)}
 		h.members[m] = struct{}{}
 		pos := h.pos
 		hs.mu.Unlock()
@@ -71,15 +62,17 @@ func (hs *feedHubs) join(ctx context.Context, q quiz) (*feedMember, string, erro
 	}
 	hs.mu.Unlock()
 
-	pos := "0-0"
-	tail, err := q.client.Do(ctx, q.client.B().Xrevrange().Key(key).End("+").Start("-").Count(1).Build()).AsXRange()
+	var pos streamID
+	tail, err := sendOne(ctx, q.client, q.client.B().Xrevrange().Key(key).End("+").Start("-").Count(1).Build()).AsXRange()
 	if err != nil {
-		return nil, "", q.fail(err, "", key)
+		return nil, pos, q.fail(err, "", key)
 	}
 	if len(tail) > 0 {
-		pos = tail[0].ID
+		if pos, err = q.entryID(tail[0].ID); err != nil {
+			return nil, pos, err
+		}
 	}
-	m := &feedMember{ch: make(chan feedBatch, memberBuffer)}
+	m := &feedMember{ch: make(chan feedBatch, q.tune.memberBuffer)}
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if h, ok := hs.hubs[key]; ok { // another iterator started one meanwhile
@@ -87,7 +80,7 @@ func (hs *feedHubs) join(ctx context.Context, q quiz) (*feedMember, string, erro
 		return m, h.pos, nil
 	}
 	hctx, cancel := context.WithCancel(context.Background())
-	h := &feedHub{q: q, block: feedBlock, pos: pos, members: map[*feedMember]struct{}{m: {}}, cancel: cancel}
+	h := &feedHub{q: q, pos: pos, members: map[*feedMember]struct{}{m: {}}, cancel: cancel}
 	hs.hubs[key] = h
 	go hs.run(hctx, h)
 	return m, pos, nil
@@ -116,13 +109,13 @@ func (hs *feedHubs) leave(q quiz, m *feedMember) {
 // member leaves (ctx). A timeout checks the status, so that a quiz finished
 // without a finish entry ends its feed too.
 func (hs *feedHubs) run(ctx context.Context, h *feedHub) {
-	k, c := h.q.keys, h.q.client
+	k, c, tune := h.q.keys, h.q.client, h.q.tune
 	pos := h.pos // only run writes h.pos; it reads its own copy
 	var last time.Time
 	for {
 		// At most one read per feedGap: a busy quiz's events come in batches,
 		// so that members wake per batch, not per answer.
-		if wait := feedGap - time.Since(last); wait > 0 {
+		if wait := tune.feedGap - time.Since(last); wait > 0 {
 			select {
 			case <-ctx.Done():
 				return
@@ -130,8 +123,8 @@ func (hs *feedHubs) run(ctx context.Context, h *feedHub) {
 			}
 		}
 		last = time.Now()
-		cmd := c.B().Xread().Count(feedCount).Block(h.block.Milliseconds()).Streams().Key(k.log).Id(pos).Build()
-		entries, err := readStream(c.Do(ctx, cmd), k.log)
+		cmd := c.B().Xread().Count(tune.pageSize).Block(tune.feedBlock.Milliseconds()).Streams().Key(k.log).Id(pos.String()).Build()
+		entries, err := readStream(sendOne(ctx, c, cmd), k.log)
 		if ctx.Err() != nil {
 			return // the last member left: nobody to tell
 		}
@@ -148,28 +141,23 @@ func (hs *feedHubs) run(ctx context.Context, h *feedHub) {
 				hs.stop(h, feedBatch{err: err})
 				return
 			}
-			if st != StatusFinished || (tail != nil && tail.ID != pos) {
+			if st != StatusFinished || tail != nil && tail.id != pos {
 				continue // running, or entries arrived since: read them first
 			}
-			id, at := syntheticEnd(tail)
-			hs.stop(h, feedBatch{events: []Event{{ID: id, Kind: EventFinished, At: at}}})
+			end, at := feedEnd(tail)
+			hs.stop(h, feedBatch{events: []Event{{ID: end.String(), Kind: EventFinished, At: at}}})
 			return
 		}
-		events := make([]Event, 0, len(entries))
-		finished := false
-		for _, e := range entries {
-			ev, ok, err := decodeEvent(e)
-			if err != nil {
-				hs.stop(h, feedBatch{events: events, err: corrupt(k.log, "entry %s: %v", e.ID, err)})
-				return
-			}
-			if ok {
-				events = append(events, ev)
-				finished = finished || ev.Kind == EventFinished
-			}
-			pos = e.ID
+		events, err := decodeEvents(k.log, entries)
+		if err != nil {
+			hs.stop(h, feedBatch{events: events, err: err})
+			return
 		}
-		if finished {
+		if pos, err = h.q.entryID(entries[len(entries)-1].ID); err != nil {
+			hs.stop(h, feedBatch{events: events, err: err})
+			return
+		}
+		if len(events) > 0 && events[len(events)-1].Kind == EventFinished {
 			hs.stop(h, feedBatch{events: events})
 			return
 		}
@@ -181,7 +169,7 @@ func (hs *feedHubs) run(ctx context.Context, h *feedHub) {
 // is full is dropped (lagged) and catches up alone. pos is the hub's new
 // position, set under the same lock, so that a member joining later reads up
 // to exactly where its first batch starts.
-func (hs *feedHubs) broadcast(h *feedHub, pos string, b feedBatch) {
+func (hs *feedHubs) broadcast(h *feedHub, pos streamID, b feedBatch) {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	h.pos = pos
@@ -218,14 +206,4 @@ func (hs *feedHubs) stop(h *feedHub, b feedBatch) {
 		delete(h.members, m)
 		close(m.ch)
 	}
-}
-
-// syntheticEnd is the ID and time of the finished event of a quiz finished
-// without a finish entry: right after the log's last entry ("0-1" for none).
-func syntheticEnd(tail *rueidis.XRangeEntry) (string, time.Time) {
-	if tail == nil {
-		return "0-1", time.Time{}
-	}
-	ms, seq, _ := parseEventID(tail.ID)
-	return strconv.FormatUint(ms, 10) + "-" + strconv.FormatUint(seq+1, 10), time.UnixMilli(int64(ms)).UTC()
 }

@@ -25,6 +25,7 @@ type env struct {
 	client rueidis.Client
 	ns     string
 	opts   []kuis.Option // what store was built with
+	tune   kuis.Tuning   // and this
 	store  *kuis.Store
 }
 
@@ -34,8 +35,19 @@ func newEnv(t testing.TB, extra ...kuis.Option) *env {
 	return envWith(t, redistest.Client(t), extra...)
 }
 
+// newTunedEnv is newEnv whose stores have the library's bounds changed by tune.
+func newTunedEnv(t testing.TB, tune kuis.Tuning, extra ...kuis.Option) *env {
+	t.Helper()
+	return envTuned(t, redistest.Client(t), tune, extra...)
+}
+
 // envWith is newEnv on a given client (another ACL user, a miniredis of the test's own).
 func envWith(t testing.TB, client rueidis.Client, extra ...kuis.Option) *env {
+	t.Helper()
+	return envTuned(t, client, kuis.Tuning{}, extra...)
+}
+
+func envTuned(t testing.TB, client rueidis.Client, tune kuis.Tuning, extra ...kuis.Option) *env {
 	t.Helper()
 	ns := redistest.Namespace(t)
 	opts := []kuis.Option{kuis.WithNamespace(ns)}
@@ -43,7 +55,7 @@ func envWith(t testing.TB, client rueidis.Client, extra ...kuis.Option) *env {
 		opts = append(opts, kuis.WithHashTag())
 	}
 	opts = append(opts, extra...)
-	e := &env{t: t, ctx: context.Background(), client: client, ns: ns, opts: opts}
+	e := &env{t: t, ctx: context.Background(), client: client, ns: ns, opts: opts, tune: tune}
 	e.store = e.storeOn(client)
 	t.Cleanup(func() {
 		// Leave a shared server as we found it; Purge touches only our namespace.
@@ -54,11 +66,17 @@ func envWith(t testing.TB, client rueidis.Client, extra ...kuis.Option) *env {
 	return e
 }
 
-// storeOn is a Store of the env's namespace and options on another client
-// (another ACL user, a second connection), with extra options added.
+// storeOn is a Store of the env's namespace, options and tuning on another
+// client (another ACL user, a second connection), with extra options added.
 func (e *env) storeOn(client rueidis.Client, extra ...kuis.Option) *kuis.Store {
 	e.t.Helper()
-	s, err := kuis.New(client, append(append([]kuis.Option{}, e.opts...), extra...)...)
+	return e.tunedOn(client, e.tune, extra...)
+}
+
+// tunedOn is storeOn with the library's bounds changed by tune instead.
+func (e *env) tunedOn(client rueidis.Client, tune kuis.Tuning, extra ...kuis.Option) *kuis.Store {
+	e.t.Helper()
+	s, err := kuis.NewTuned(client, tune, append(append([]kuis.Option{}, e.opts...), extra...)...)
 	if err != nil {
 		e.t.Fatalf("kuis.New: %v", err)
 	}

@@ -2,160 +2,11 @@ package kuis
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
-	"time"
+	"unicode"
+	"unicode/utf8"
 )
-
-// Option configures a [Store] (given to [New]), or the key names that
-// [ContractTable] and [ACLRules] print. Options live here, in one place.
-type Option func(*options)
-
-// options are the settings a Store resolves once and shares with every handle.
-// The zero value is never used directly: resolve fills in the defaults.
-type options struct {
-	// namespace is the first segment of every key. Default "kuis", as in the contract.
-	namespace string
-	// hashTag wraps the quiz ID in {braces} so that all keys of one quiz share
-	// one Redis Cluster slot. Default off: the contract's byte-exact key names.
-	hashTag bool
-	// cacheTTL > 0 serves plain reads from rueidis' client-side cache for at most
-	// that long. Default 0: every read goes to the server.
-	cacheTTL time.Duration
-	// ties orders equal scores in every read. Default TiesByName: the contract's order.
-	ties TieOrder
-	// scanCount is the COUNT hint of every SCAN page: large enough to keep round
-	// trips few, small enough that no UNLINK batch stalls the server. Tests vary it.
-	scanCount int64
-	// repairStep is the most participants Repair corrects in one atomic
-	// script; more corrections than that rebuild the board instead. Tests
-	// lower it.
-	repairStep int
-	// recapLimit is the most board members, answers and log entries, together,
-	// that Recap reads in one script; a bigger quiz is read in parts. Tests
-	// lower it.
-	recapLimit int
-	// scanHook, when set, is called after every SCAN page with the address of
-	// the node scanned ("" on a standalone server). Tests use it to move
-	// slots in the middle of a scan.
-	scanHook func(addr string)
-}
-
-// DefaultNamespace is the contract's namespace: keys are kuis:papan:<quiz>, kuis:meta:<quiz>,
-// kuis:jawaban:<quiz>, kuis:catatan:<quiz> and kuis:urutan:<quiz>.
-const DefaultNamespace = "kuis"
-
-// WithNamespace sets the first segment of every key (default "kuis"), so that
-// several applications or test runs can share one server without touching each
-// other's keys. It must be 1 to 64 bytes of ASCII letters, digits, '-', '_'
-// or '.'; otherwise New and ContractTable return ErrInvalidNamespace and
-// ACLRules returns nil.
-func WithNamespace(ns string) Option {
-	return func(o *options) { o.namespace = ns }
-}
-
-// WithHashTag puts the quiz ID in braces: <ns>:papan:{<quiz>}, <ns>:meta:{<quiz>},
-// and so on for every key of the quiz. Redis Cluster then keeps all keys of a quiz in one
-// slot, which the library's atomic scripts need. It is required on a cluster
-// client (ErrNeedsHashTag otherwise) and changes the wire format, so use it from
-// the first write of a deployment on.
-func WithHashTag() Option {
-	return func(o *options) { o.hashTag = true }
-}
-
-// WithClientCache serves the reads (Board.Standings, Page, Around, Standing,
-// Len; Meta.Get and Meta.Status) from rueidis' server-assisted client-side
-// cache (DoMultiCache) for at most ttl: a read whose entries are all cached
-// sends nothing to the server. Redis invalidates cached entries when the keys
-// change, but asynchronously: a read right after a write, even the caller's
-// own, may be a few milliseconds old, and the entries one read combines may be
-// of slightly different moments. Writes, the status gate inside them, Recap
-// and Audit are never cached. A ttl <= 0 turns the cache off. On a server or
-// client without tracking (miniredis, DisableCache) the reads simply go to the
-// server. A caller who wants a cached and an uncached view makes two Stores.
-func WithClientCache(ttl time.Duration) Option {
-	return func(o *options) { o.cacheTTL = ttl }
-}
-
-// TieOrder is how the reads order participants with equal scores.
-type TieOrder int
-
-// The tie orders. CompetitionRank is the same in both: equal scores share it.
-const (
-	// TiesByName is the contract's order, Redis's own: equal scores in reverse
-	// byte order of names (Citra before Ali).
-	TiesByName TieOrder = iota
-	// TiesByTime puts first, among equal scores, the participant whose latest
-	// counted answer came first, by the Redis server's clock (exact ties in
-	// time fall back to name order). It reads the quiz's order set instead of
-	// its board, at the same cost. A quiz whose order set holds a different
-	// number of members than its board (one written before the answer log
-	// existed, or one whose board was changed behind the library's back) is
-	// read in name order until Store.Repair completes its order set; an order
-	// set tampered with but of the right size is read as it is (Audit reports
-	// it, Repair mends it).
-	TiesByTime
-)
-
-// WithTies sets how Board.Standings, Page, Around and Standing, and Recap,
-// order equal scores (default TiesByName); CompetitionRank is the same either
-// way. A value other than TiesByName and TiesByTime makes New return
-// ErrInvalidOption.
-func WithTies(order TieOrder) Option {
-	return func(o *options) { o.ties = order }
-}
-
-// withScanCount sets the SCAN page size hint; tests use it (export_test.go)
-// to prove Purge and Quizzes correct for any paging.
-func withScanCount(n int64) Option {
-	return func(o *options) {
-		if n > 0 {
-			o.scanCount = n
-		}
-	}
-}
-
-// withRepairStep sets repairStep; tests use it (export_test.go) to rebuild
-// small boards.
-func withRepairStep(n int) Option {
-	return func(o *options) {
-		if n > 0 {
-			o.repairStep = n
-		}
-	}
-}
-
-// withRecapLimit sets recapLimit; tests use it (export_test.go) to read small
-// quizzes in parts.
-func withRecapLimit(n int) Option {
-	return func(o *options) {
-		if n >= 0 {
-			o.recapLimit = n
-		}
-	}
-}
-
-// withScanHook sets scanHook; tests use it (export_test.go).
-func withScanHook(hook func(addr string)) Option {
-	return func(o *options) { o.scanHook = hook }
-}
-
-// resolve applies opts over the defaults and validates the result.
-func resolve(opts []Option) (options, error) {
-	o := options{namespace: DefaultNamespace, scanCount: 1000, repairStep: 500, recapLimit: 20000}
-	for _, opt := range opts {
-		if opt != nil {
-			opt(&o)
-		}
-	}
-	if o.ties != TiesByName && o.ties != TiesByTime {
-		return o, fmt.Errorf("%w: tie order %d", ErrInvalidOption, o.ties)
-	}
-	if !validID(o.namespace) {
-		return o, fmt.Errorf("%w: %s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
-			ErrInvalidNamespace, quote(o.namespace), maxIDLen)
-	}
-	return o, nil
-}
 
 // Keys are the validated key names of one quiz. The zero value holds no keys;
 // get one from [Store.Keys].
@@ -254,4 +105,90 @@ func quizIDFromMeta(key string, o options) (string, bool) {
 		id = id[1 : len(id)-1]
 	}
 	return id, validID(id)
+}
+
+// Limits on what callers may write. Each is checked before any I/O.
+const (
+	maxIDLen          = 64   // quiz IDs and namespaces (bytes): keys stay short
+	maxParticipantLen = 64   // participant names (bytes)
+	maxTitleLen       = 200  // judul (bytes)
+	maxQuestions      = 1000 // jumlah_soal
+)
+
+// validID reports whether s may be a quiz ID or a namespace: 1 to 64 bytes of
+// ASCII letters, digits, '-', '_' and '.'. None of them is a key separator
+// (':'), a glob character (* ? [ ] \) or a hash-tag brace.
+func validID(s string) bool {
+	if len(s) == 0 || len(s) > maxIDLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '_', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// validText reports whether s is non-empty valid UTF-8 of at most max bytes
+// without control characters: the rule for participant names and titles.
+func validText(s string, maxLen int) bool {
+	if len(s) == 0 || len(s) > maxLen || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// maxQuoted is how many bytes of a caller's string an error message shows.
+const maxQuoted = 64
+
+// quote is s as error messages show it: Go-quoted, cut to its first 64 bytes
+// (at a rune boundary) with an ellipsis, so a 10 KB input stays one short line.
+func quote(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "…"
+}
+
+func (q quiz) checkParticipant(name string) error {
+	if !validText(name, maxParticipantLen) {
+		// Not q.about(name), which leaves out an empty participant.
+		return fmt.Errorf("%w: %s, participant %s (want 1 to %d bytes of UTF-8 without control characters)",
+			ErrInvalidParticipant, q.about(""), quote(name), maxParticipantLen)
+	}
+	return nil
+}
+
+func (q quiz) checkAnswer(participant string, question int) error {
+	if err := q.checkParticipant(participant); err != nil {
+		return err
+	}
+	if question < 1 {
+		return fmt.Errorf("%w: %s: question %d (want 1 to jumlah_soal)", ErrInvalidQuestion, q.about(participant), question)
+	}
+	return nil
+}
+
+func (q quiz) checkMeta(title string, questions int) error {
+	if !validText(title, maxTitleLen) {
+		return fmt.Errorf("%w: %s: title %s (want 1 to %d bytes of UTF-8 without control characters)",
+			ErrInvalidMeta, q.about(""), quote(title), maxTitleLen)
+	}
+	if questions < 1 || questions > maxQuestions {
+		return fmt.Errorf("%w: %s: %d questions (want 1 to %d)", ErrInvalidMeta, q.about(""), questions, maxQuestions)
+	}
+	return nil
 }

@@ -212,7 +212,7 @@ func myself(lines []nodeLine) (nodeLine, bool) {
 
 // clusterNodes sends CLUSTER NODES to one node and parses the reply.
 func clusterNodes(ctx context.Context, node rueidis.Client) ([]nodeLine, error) {
-	text, err := node.Do(ctx, node.B().ClusterNodes().Build()).ToString()
+	text, err := sendOne(ctx, node, node.B().ClusterNodes().Build()).ToString()
 	if err != nil {
 		return nil, err
 	}

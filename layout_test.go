@@ -254,7 +254,7 @@ func slotMoveCase(t *testing.T, op string, leaveOpen bool) {
 			}
 		}
 	}
-	s := e.storeOn(e.client, kuis.WithScanCount(2), kuis.WithScanHook(hook))
+	s := e.tunedOn(e.client, kuis.Tuning{ScanCount: 2, ScanHook: hook})
 	switch op {
 	case "Quizzes":
 		got, err := s.Quizzes(e.ctx)

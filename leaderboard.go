@@ -113,7 +113,7 @@ func (b *Board) Standing(ctx context.Context, participant string) (Standing, err
 	if b.q.opts.ties == TiesByTime {
 		mode = "time"
 	}
-	reply, err := script.Standing.Exec(ctx, b.q.client, []string{k.meta, k.board, k.order}, []string{participant, mode}).ToArray()
+	reply, err := run(ctx, b.q.client, script.Standing, []string{k.meta, k.board, k.order}, []string{participant, mode}).ToArray()
 	if err != nil {
 		return Standing{}, b.memberError(err, participant)
 	}
@@ -246,7 +246,7 @@ func (b *Board) rangeByRank(ctx context.Context, start, stop int64) ([]Standing,
 // higher counts the members with more points than points: ZCOUNT of the
 // ranking's set from the first score above them to +inf (O(log N)).
 func (b *Board) higher(ctx context.Context, r ranking, points int64) (int64, error) {
-	n, err := b.q.readOne(ctx, b.q.client.B().Zcount().Key(r.key).Min(r.above(points)).Max("+inf").Cache()).AsInt64()
+	n, err := b.q.sendReads(ctx, b.q.client.B().Zcount().Key(r.key).Min(r.above(points)).Max("+inf").Cache())[0].AsInt64()
 	if err != nil {
 		return 0, b.q.fail(err, "", r.key)
 	}
@@ -254,9 +254,9 @@ func (b *Board) higher(ctx context.Context, r ranking, points int64) (int64, err
 }
 
 // readRanked reads, behind HLEN meta (quiz.read), the commands cmds builds
-// on the set that orders the board: the board itself, or with TiesByTime the
-// order set, if it holds as many members as the board (ZCARD of both, in the
-// same round trip); otherwise it reads again in name order.
+// on the set that orders the board (rankingOf): with TiesByTime the ZCARDs of
+// board and order set go in the same round trip, and the commands are read
+// again on the board when the order set cannot order it.
 func (b *Board) readRanked(ctx context.Context, cmds func(key string) []rueidis.Cacheable) (ranking, []rueidis.RedisResult, error) {
 	k := b.q.keys
 	if b.q.opts.ties == TiesByTime {
@@ -266,26 +266,54 @@ func (b *Board) readRanked(ctx context.Context, cmds func(key string) []rueidis.
 		if err != nil {
 			return ranking{}, nil, err
 		}
-		nb, err := res[0].AsInt64()
-		if err != nil {
-			return ranking{}, nil, b.q.fail(err, "", k.board)
-		}
-		no, err := res[1].AsInt64()
-		if err != nil {
-			return ranking{}, nil, b.q.fail(err, "", k.order)
-		}
-		if nb == no {
-			return ranking{key: k.order, byTime: true}, res[2:], nil
+		r, err := b.q.rankingOf(res[0], res[1])
+		if err != nil || r.byTime {
+			return r, res[2:], err
 		}
 	}
 	res, err := b.q.read(ctx, cmds(k.board)...)
 	return ranking{key: k.board}, res, err
 }
 
+// rankingOf is the set that orders the reads of the quiz, from the ZCARD
+// replies of its board and order set: the order set with TiesByTime when it
+// holds as many members as the board, else the board (a quiz written before
+// the order set existed, or one changed behind the library's back, until
+// Repair). This is the one place Go decides it; prelude.lua's ranking
+// decides it the same way inside the scripts.
+func (q quiz) rankingOf(boardCard, orderCard rueidis.RedisResult) (ranking, error) {
+	k := q.keys
+	if q.opts.ties != TiesByTime {
+		return ranking{key: k.board}, nil
+	}
+	nb, err := boardCard.AsInt64()
+	if err != nil {
+		return ranking{}, q.fail(err, "", k.board)
+	}
+	no, err := orderCard.AsInt64()
+	if err != nil {
+		return ranking{}, q.fail(err, "", k.order)
+	}
+	if nb == no {
+		return ranking{key: k.order, byTime: true}, nil
+	}
+	return ranking{key: k.board}, nil
+}
+
 // orderUnit is 2^42. The order set's score is count * 2^42 + (2^42 - 1 - ms),
 // count the participant's counted answers and ms the server time of the
 // latest (record_answer.lua): more points first, then the earlier time.
 const orderUnit = 1 << 42
+
+// orderPlace is the order set's score for n counted answers, the latest at
+// ms (0: no time known, placed after every timed participant with as many).
+func orderPlace(n, ms int64) int64 {
+	place := min(n, 2047) * orderUnit
+	if ms > 0 {
+		place += orderUnit - 1 - ms
+	}
+	return place
+}
 
 // ranking is the sorted set a read orders the board by.
 type ranking struct {
@@ -319,4 +347,44 @@ func (b *Board) memberError(err error, participant string) error {
 		return fmt.Errorf("%w: %s", ErrNotOnBoard, b.q.about(participant))
 	}
 	return b.q.fail(err, participant, b.q.keys.board)
+}
+
+// maxScore is the largest sound score: the largest multiple of 10 that a
+// float64 (and so Lua and a sorted set) holds exactly, 2^53 - 2. prelude.lua's
+// sound applies the same bound, and RecordAnswer refuses an answer that would
+// raise a score past it.
+const maxScore = 1<<53 - 2
+
+// decodeScore accepts a board score only if it is sound: a non-negative
+// multiple of 10 of at most maxScore.
+func decodeScore(key, member string, f float64) (int64, error) {
+	if math.IsNaN(f) || f < 0 || f > maxScore || f != math.Trunc(f) || int64(f)%10 != 0 {
+		return 0, corrupt(key, "member %s has score %s, want a non-negative multiple of 10 of at most %d",
+			quote(member), number(f), int64(maxScore))
+	}
+	return int64(f), nil
+}
+
+// number prints a score for a message: whole numbers in full
+// (100000000000000000000, not 1e+20), others as short decimals.
+func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// decodeStandings turns ZRANGE ... REV WITHSCORES of r's set into standings whose
+// display rank starts at first. Competition ranks are counted from the first
+// standing, as if it began a group of equal scores: a caller whose range
+// starts inside a group corrects them (Board.rangeByRank).
+func decodeStandings(r ranking, zs []rueidis.ZScore, first int) ([]Standing, error) {
+	out := make([]Standing, len(zs))
+	for i, z := range zs {
+		score, err := r.points(z.Member, z.Score)
+		if err != nil {
+			return nil, err
+		}
+		comp := first + i
+		if i > 0 && score == out[i-1].Score {
+			comp = out[i-1].CompetitionRank
+		}
+		out[i] = Standing{Rank: first + i, CompetitionRank: comp, Participant: z.Member, Score: score}
+	}
+	return out, nil
 }

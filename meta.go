@@ -41,7 +41,7 @@ func (m *Meta) Create(ctx context.Context, title string, questions int) error {
 	if err := m.q.checkMeta(title, questions); err != nil {
 		return err
 	}
-	err := script.Create.Exec(ctx, m.q.client, m.q.keys.all(), []string{title, strconv.Itoa(questions)}).Error()
+	err := run(ctx, m.q.client, script.Create, m.q.keys.all(), []string{title, strconv.Itoa(questions)}).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
 }
 
@@ -78,7 +78,7 @@ func (m *Meta) Status(ctx context.Context) (Status, error) {
 // fields reads the meta hash, refusing a missing one.
 func (m *Meta) fields(ctx context.Context) (map[string]string, error) {
 	k := m.q.keys.meta
-	fields, err := m.q.readOne(ctx, m.q.client.B().Hgetall().Key(k).Cache()).AsStrMap()
+	fields, err := m.q.sendReads(ctx, m.q.client.B().Hgetall().Key(k).Cache())[0].AsStrMap()
 	if err != nil {
 		return nil, m.q.fail(err, "", k)
 	}
@@ -100,6 +100,62 @@ func (m *Meta) fields(ctx context.Context) (map[string]string, error) {
 // unknown status or malformed meta.
 func (m *Meta) Finish(ctx context.Context) error {
 	k := m.q.keys
-	err := script.Finish.Exec(ctx, m.q.client, []string{k.meta, k.log, k.answers}, nil).Error()
+	err := run(ctx, m.q.client, script.Finish, []string{k.meta, k.log, k.answers}, nil).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
+}
+
+// Meta hash field names, as the contract spells them.
+const (
+	fieldTitle     = "judul"
+	fieldQuestions = "jumlah_soal"
+	fieldStatus    = "status"
+)
+
+// metaFields lists the contract's meta fields in the contract's order.
+var metaFields = []string{fieldTitle, fieldQuestions, fieldStatus}
+
+// decodeInfo reads a meta hash strictly: every contract field present and well
+// formed, or ErrCorrupt naming the key and field. Extra fields are ignored
+// (Audit reports them). The caller tells an empty hash (a missing key) apart.
+func decodeInfo(key string, fields map[string]string) (Info, error) {
+	for _, f := range metaFields {
+		if _, ok := fields[f]; !ok {
+			return Info{}, corrupt(key, "field %s is missing", f)
+		}
+	}
+	status, err := decodeStatus(key, fields[fieldStatus])
+	if err != nil {
+		return Info{}, err
+	}
+	questions, err := decodeQuestions(key, fields[fieldQuestions])
+	if err != nil {
+		return Info{}, err
+	}
+	return Info{Title: fields[fieldTitle], Questions: questions, Status: status}, nil
+}
+
+func decodeStatus(key, s string) (Status, error) {
+	switch st := Status(s); st {
+	case StatusRunning, StatusFinished:
+		return st, nil
+	default:
+		return "", corrupt(key, "field status is %s, want %q or %q", quote(s), StatusRunning, StatusFinished)
+	}
+}
+
+// maxQuestionsDigits bounds jumlah_soal's length so that the Lua gate (whose
+// numbers are float64) and Go read the same values: 15 digits stay exact.
+const maxQuestionsDigits = 15
+
+// decodeQuestions accepts a positive decimal integer of at most 15 digits
+// without sign or leading zeros, the only form Create writes (internal/script
+// gate.lua applies the same rule).
+// It parses to int64 on every platform: a 32-bit int would refuse counts
+// of 10 or more digits that the gate accepts.
+func decodeQuestions(key, s string) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 1 || len(s) > maxQuestionsDigits || strconv.FormatInt(n, 10) != s {
+		return 0, corrupt(key, "field jumlah_soal is %s, want a positive integer", quote(s))
+	}
+	return n, nil
 }

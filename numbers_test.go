@@ -30,7 +30,7 @@ func TestRecapRefusesNamesThatJSONWouldChange(t *testing.T) {
 		}, `member "Ana\xf`},
 		{"title", func(k kuis.Keys) { e.mustRaw("HSET", k.Meta(), "judul", "Kuis \xc3") }, `judul "Kuis \xc3"`},
 	}
-	parts := e.storeOn(e.client, kuis.WithRecapLimit(0)) // reads every quiz in parts
+	parts := e.tunedOn(e.client, kuis.Tuning{RecapInParts: true}) // reads every quiz in parts
 	for _, tt := range tests {
 		for _, store := range []*kuis.Store{e.store, parts} {
 			t.Run(tt.name, func(t *testing.T) {

@@ -29,12 +29,12 @@ import (
 func (s *Store) Purge(ctx context.Context) (int64, error) {
 	client, o := s.client, s.opts
 	var deleted int64
-	err := scanKeys(ctx, client, o, o.namespace+":*", func(keys []string) error {
+	err := s.scanKeys(ctx, o.namespace+":*", func(keys []string) error {
 		cmds := make(rueidis.Commands, len(keys))
 		for i, k := range keys {
 			cmds[i] = client.B().Unlink().Key(k).Build()
 		}
-		for _, res := range client.DoMulti(ctx, cmds...) {
+		for _, res := range send(ctx, client, cmds...) {
 			n, err := res.AsInt64()
 			if err != nil {
 				return err
@@ -57,13 +57,13 @@ func (s *Store) Purge(ctx context.Context) (int64, error) {
 // that exists for the whole call, whatever moves between primaries meanwhile,
 // as Purge does.
 func (s *Store) Quizzes(ctx context.Context) ([]string, error) {
-	client, o := s.client, s.opts
+	o := s.opts
 	pattern := o.namespace + ":meta:*"
 	if o.hashTag {
 		pattern = o.namespace + ":meta:{*}"
 	}
 	seen := map[string]bool{}
-	err := scanKeys(ctx, client, o, pattern, func(keys []string) error {
+	err := s.scanKeys(ctx, pattern, func(keys []string) error {
 		for _, k := range keys {
 			if id, ok := quizIDFromMeta(k, o); ok {
 				seen[id] = true
@@ -113,7 +113,7 @@ func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(conte
 	if err := archive(ctx, recap); err != nil {
 		return 0, fmt.Errorf("kuis: %s: archive failed, nothing deleted: %w", q.about(""), err)
 	}
-	n, err := script.PurgeQuiz.Exec(ctx, q.client, q.keys.every(), nil).AsInt64()
+	n, err := run(ctx, q.client, script.PurgeQuiz, q.keys.every(), nil).AsInt64()
 	if err != nil {
 		return 0, q.fail(err, "", q.keys.meta)
 	}
@@ -130,16 +130,17 @@ func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(conte
 // a migration that stays open throughout is safe because its source is
 // scanned before its target. Each page is then seen in every attempt; page
 // must tolerate that. Only ctx ends a resharding that never settles.
-func scanKeys(ctx context.Context, client rueidis.Client, o options, pattern string, page func([]string) error) error {
+func (s *Store) scanKeys(ctx context.Context, pattern string, page func([]string) error) error {
+	client := s.client
 	if client.Mode() != rueidis.ClientModeCluster {
-		return scanNode(ctx, client, "", o, pattern, page)
+		return s.scanNode(ctx, client, "", pattern, page)
 	}
 	pause := 10 * time.Millisecond
 	for {
 		before, err := clusterLayout(ctx, client)
 		if err == nil {
 			for _, sh := range before.shards {
-				if err := scanNode(ctx, sh.client, sh.addr, o, pattern, page); err != nil {
+				if err := s.scanNode(ctx, sh.client, sh.addr, pattern, page); err != nil {
 					return err
 				}
 			}
@@ -164,10 +165,10 @@ func scanKeys(ctx context.Context, client rueidis.Client, o options, pattern str
 }
 
 // scanNode pages through one node's SCAN, cursor to 0.
-func scanNode(ctx context.Context, node rueidis.Client, addr string, o options, pattern string, page func([]string) error) error {
+func (s *Store) scanNode(ctx context.Context, node rueidis.Client, addr string, pattern string, page func([]string) error) error {
 	var cursor uint64
 	for {
-		entry, err := node.Do(ctx, node.B().Scan().Cursor(cursor).Match(pattern).Count(o.scanCount).Build()).AsScanEntry()
+		entry, err := sendOne(ctx, node, node.B().Scan().Cursor(cursor).Match(pattern).Count(s.tune.scanCount).Build()).AsScanEntry()
 		if err != nil {
 			if addr != "" {
 				return fmt.Errorf("SCAN on %s: %w", addr, err)
@@ -179,8 +180,8 @@ func scanNode(ctx context.Context, node rueidis.Client, addr string, o options, 
 				return err
 			}
 		}
-		if o.scanHook != nil {
-			o.scanHook(addr)
+		if s.tune.scanHook != nil {
+			s.tune.scanHook(addr)
 		}
 		if cursor = entry.Cursor; cursor == 0 {
 			return nil

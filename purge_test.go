@@ -64,8 +64,8 @@ func gone(keys ...string) map[string]string {
 // namespace's quiz and keys that only look like the namespace, and expects
 // Purge to delete exactly the namespace's keys, on SCAN pages of 3 keys too.
 func TestPurge(t *testing.T) {
-	for _, opts := range [][]kuis.Option{nil, {kuis.WithScanCount(3)}} {
-		e := newEnv(t, opts...)
+	for _, tune := range []kuis.Tuning{{}, {ScanCount: 3}} {
+		e := newTunedEnv(t, tune)
 		var inside []string
 		for range 2 {
 			id, _, _ := e.reference()
@@ -116,7 +116,7 @@ func TestPurgeProperty(t *testing.T) {
 	const alphabet = " *?[]\\:{}-_.aZ09\x00\xff"
 	for range 20 {
 		ns := redistest.Namespace(t)
-		store := e.storeOn(e.client, kuis.WithNamespace(ns), kuis.WithScanCount(1+rng.Int63n(64)))
+		store := e.tunedOn(e.client, kuis.Tuning{ScanCount: 1 + rng.Int63n(64)}, kuis.WithNamespace(ns))
 		suffix := func() string {
 			b := make([]byte, rng.Intn(12))
 			for i := range b {
@@ -182,11 +182,11 @@ func TestQuizzes(t *testing.T) {
 			continue // a cluster Store needs WithHashTag
 		}
 		for _, count := range []int64{1000, 1} {
-			opts := []kuis.Option{kuis.WithNamespace(e.ns), kuis.WithScanCount(count)}
+			opts := []kuis.Option{kuis.WithNamespace(e.ns)}
 			if tt.hashTag {
 				opts = append(opts, kuis.WithHashTag())
 			}
-			store, err := kuis.New(e.client, opts...)
+			store, err := kuis.NewTuned(e.client, kuis.Tuning{ScanCount: count}, opts...)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -46,14 +46,14 @@ func (q quiz) rebuild(ctx context.Context, snap repairSnapshot) ([]Correction, e
 			n := snap.counts[p]
 			args = append(args, p, strconv.FormatInt(10*n, 10), strconv.FormatInt(orderPlace(n, snap.latest[p]), 10))
 		}
-		if err := script.RepairStage.Exec(ctx, q.client, stage, args).Error(); err != nil {
+		if err := run(ctx, q.client, script.RepairStage, stage, args).Error(); err != nil {
 			return nil, q.dropRebuild(ctx, token, q.fail(err, "", k.repairBoard))
 		}
 	}
-	after, most := snap.last, strconv.Itoa(rebuildChunk)
+	after, most := snap.last.String(), strconv.Itoa(rebuildChunk)
 	since := map[string]int64{} // points of the answers added after the snapshot
 	for {
-		reply, err := script.RepairSwap.Exec(ctx, q.client, append(k.all(), stage...), []string{token, after, most}).AsStrSlice()
+		reply, err := run(ctx, q.client, script.RepairSwap, append(k.all(), stage...), []string{token, after, most}).AsStrSlice()
 		if err != nil {
 			return nil, q.dropRebuild(ctx, token, q.fail(err, "", k.board))
 		}
@@ -90,6 +90,6 @@ func (q quiz) rebuild(ctx context.Context, snap repairSnapshot) ([]Correction, e
 func (q quiz) dropRebuild(ctx context.Context, token string, err error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 	defer cancel()
-	_ = script.RepairStage.Exec(ctx, q.client, []string{q.keys.repairBoard, q.keys.repairOrder}, []string{token, "drop"}).Error()
+	_ = run(ctx, q.client, script.RepairStage, []string{q.keys.repairBoard, q.keys.repairOrder}, []string{token, "drop"}).Error()
 	return err
 }

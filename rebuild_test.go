@@ -89,7 +89,7 @@ func TestRepairRebuildIsOneStep(t *testing.T) {
 // replaced), at least one repairs, and no repair key is left behind.
 func TestRepairRebuildsRace(t *testing.T) {
 	const repairs = 4
-	e := newEnv(t, kuis.WithRepairStep(1))
+	e := newTunedEnv(t, kuis.Tuning{RepairStep: 1})
 	id, _, _ := e.reference()
 	k := e.keys(id)
 	e.mustRaw("ZADD", k.Board(), "70", "Ali")
@@ -126,7 +126,7 @@ func TestRepairRebuildsRace(t *testing.T) {
 // reported by Audit, deleted by the next Repair, whether it corrects in one
 // script or rebuilds (their members never reach the board), and by PurgeQuiz.
 func TestRepairLeftovers(t *testing.T) {
-	e := newEnv(t, kuis.WithRepairStep(1))
+	e := newTunedEnv(t, kuis.Tuning{RepairStep: 1})
 	id, _, _ := e.reference()
 	k := e.keys(id)
 	leave := func() {

@@ -6,7 +6,9 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -32,44 +34,36 @@ type QuestionResult struct {
 	Correct  int `json:"correct"` // participants who answered it correctly
 }
 
-// AnswerRecord is one counted answer.
-type AnswerRecord struct {
-	Participant string    `json:"participant"`
-	Question    int       `json:"question"`
-	At          time.Time `json:"at"` // the Redis server's time when it was counted, UTC, to the millisecond
-}
+// recapAttempts is how many times Recap reads a big finished quiz in parts
+// before it gives up because the quiz kept changing.
+const recapAttempts = 3
 
 // Recap reads the quiz quizID whole, as one consistent snapshot. A quiz of
-// at most 20,000 board members, answers and log entries together (a class
-// of 500 answering 20 questions) is read in one atomic read-only script:
-// HGETALL meta, ZCARD, SCARD and XLEN, ZRANGE board 0 -1 REV WITHSCORES (of
-// the order set with TiesByTime), SMEMBERS answers and XRANGE log - +: O(N),
-// a few milliseconds of the server's time, and the standings, the
-// per-question counts, the answers and the status belong to the same moment.
-//
-// A bigger quiz is read in parts, so that no step blocks the server for
-// long: on one dedicated connection, WATCH of its keys, HGETALL, then ZSCAN,
-// SSCAN and XRANGE in pages of 1,000, then an empty MULTI/EXEC that tells
-// whether any key changed meanwhile. A finished quiz cannot change through
-// the library but by Repair, so its recap is still exact: if it changed, it
-// is read again, and after 3 reads that all changed Recap returns ErrBusy. A
-// running quiz is returned as read: every participant on the board for the
-// whole read is listed once, at a score they had at some moment of the read,
-// and answers counted meanwhile may be in Answers and Questions but not yet
-// in Standings, or the reverse. Finish the quiz first for an exact recap.
-//
-// Recap never reads from the client-side cache.
+// at most 20,000 board members, answers and log entries together (a class of
+// 500 answering 20 questions) is read in one atomic read-only script, so the
+// standings, the per-question counts, the answers and the status belong to
+// the same moment. A bigger quiz is read in parts, so that no step blocks the
+// server for long, on one connection inside WATCH of its keys: a finished
+// quiz cannot change through the library but by Repair, so its recap is
+// still exact (if it changed while read, it is read again, up to 3 times,
+// then ErrBusy). A running quiz read in parts is returned as read: every
+// participant on the board for the whole read is listed once, at a score
+// they had at some moment of the read, and answers counted meanwhile may be
+// in Answers and Questions but not yet in Standings, or the reverse. Finish
+// the quiz first for an exact recap. Recap never reads from the client-side
+// cache.
 //
 // Questions counts the answers set's members per question; Answers lists the
 // log in the order counted. Answers of a quiz written before the log existed
 // are in the answers set only: they come first in Answers, by question then
 // participant, with a zero At. A jumlah_soal above 1000 (which Create never
-// writes) lists questions up to the highest one answered past 1000.
-// Every name and the title come back byte for byte, so the recap archives
+// writes) lists questions up to the highest one answered past 1000. Every
+// name and the title come back byte for byte, so the recap archives
 // losslessly in JSON: a board member or title that is not valid UTF-8 (only a
 // raw write makes one) is ErrCorrupt, not a name with U+FFFD in it.
-// Errors: ErrInvalidQuizID, ErrQuizNotFound, ErrCorrupt (naming key and field,
-// member or entry), ErrBusy.
+//
+// Errors: ErrInvalidQuizID, ErrQuizNotFound, ErrCorrupt (naming the key and
+// the field, member or entry), ErrBusy, ErrForbidden.
 func (s *Store) Recap(ctx context.Context, quizID string) (Recap, error) {
 	q, err := s.quiz(quizID)
 	if err != nil {
@@ -86,30 +80,26 @@ func (q quiz) recap(ctx context.Context, purpose string) (Recap, error) {
 	if q.opts.ties == TiesByTime {
 		mode = "time"
 	}
-	limit := strconv.Itoa(q.opts.recapLimit)
-	reply, err := script.Recap.Exec(ctx, q.client, k.all(), []string{purpose, mode, limit}).ToArray()
+	limit := strconv.Itoa(q.tune.recapLimit)
+	reply, err := run(ctx, q.client, script.Recap, k.all(), []string{purpose, mode, limit}).ToArray()
 	if err != nil {
 		return Recap{}, q.fail(err, "", k.meta)
 	}
-	if len(reply) == 1 { // too big for one script
-		if fields, err := flatPairs(reply[0]); err != nil || len(fields) == 0 {
-			return Recap{}, cmp.Or(q.fail(err, "", k.meta), q.errNotFound())
-		}
-		return q.recapInParts(ctx)
+	if len(reply) == 0 {
+		return Recap{}, fmt.Errorf("kuis: %s: empty recap reply", q.about(""))
 	}
-	if len(reply) != 5 {
-		return Recap{}, fmt.Errorf("kuis: %s: recap reply of %d elements, want 5", q.about(""), len(reply))
-	}
-	fields, err := flatPairs(reply[0])
+	fields, err := reply[0].AsStrMap()
 	if err != nil {
 		return Recap{}, q.fail(err, "", k.meta)
 	}
 	if len(fields) == 0 {
 		return Recap{}, q.errNotFound()
 	}
-	info, err := decodeInfo(k.meta, fields.asMap())
-	if err != nil {
-		return Recap{}, err
+	if len(reply) == 1 { // too big for one script
+		return q.recapInParts(ctx)
+	}
+	if len(reply) != 5 {
+		return Recap{}, fmt.Errorf("kuis: %s: recap reply of %d elements, want 5", q.about(""), len(reply))
 	}
 	r := ranking{key: k.board}
 	if byTime, err := reply[4].AsInt64(); err != nil {
@@ -117,33 +107,54 @@ func (q quiz) recap(ctx context.Context, purpose string) (Recap, error) {
 	} else if byTime == 1 {
 		r = ranking{key: k.order, byTime: true}
 	}
-	board, err := flatPairs(reply[1])
-	if err != nil {
-		return Recap{}, q.fail(err, "", r.key)
+	flat, err := reply[1].AsStrSlice()
+	if err != nil || len(flat)%2 != 0 {
+		return Recap{}, corrupt(r.key, "not a member/score list")
 	}
-	zs := make([]rueidis.ZScore, len(board))
-	for i, p := range board {
-		f, err := strconv.ParseFloat(p.value, 64)
+	zs := make([]rueidis.ZScore, len(flat)/2)
+	for i := range zs {
+		f, err := strconv.ParseFloat(flat[2*i+1], 64)
 		if err != nil {
-			return Recap{}, corrupt(r.key, "member %s has score %s", quote(p.name), quote(p.value))
+			return Recap{}, corrupt(r.key, "member %s has score %s", quote(flat[2*i]), quote(flat[2*i+1]))
 		}
-		zs[i] = rueidis.ZScore{Member: p.name, Score: f}
+		zs[i] = rueidis.ZScore{Member: flat[2*i], Score: f}
 	}
-	pairs, err := reply[2].AsStrSlice()
+	members, err := reply[2].AsStrSlice()
 	if err != nil {
 		return Recap{}, q.fail(err, "", k.answers)
 	}
-	logged, err := decodeLog(k.log, reply[3])
+	entries, err := reply[3].AsXRange()
+	if err != nil {
+		return Recap{}, corrupt(k.log, "not a list of entries: %v", err)
+	}
+	var logged []AnswerRecord
+	for _, raw := range entries {
+		e, err := decodeEntry(raw)
+		if err != nil {
+			return Recap{}, corrupt(k.log, "%v", err)
+		}
+		logged = appendAnswer(logged, e)
+	}
+	return q.assemble(fields, r, zs, members, logged)
+}
+
+// appendAnswer appends e to logged if it is an answer.
+func appendAnswer(logged []AnswerRecord, e logEntry) []AnswerRecord {
+	if e.kind != entryAnswer {
+		return logged
+	}
+	return append(logged, AnswerRecord{Participant: e.participant, Question: e.question, At: e.id.time()})
+}
+
+// assemble makes the recap of what a read found: the meta hash, the board
+// (or order set) in ZRANGE ... REV's order, the answers set's members, the
+// log's answers.
+func (q quiz) assemble(fields map[string]string, r ranking, zs []rueidis.ZScore, members []string, logged []AnswerRecord) (Recap, error) {
+	k := q.keys
+	info, err := decodeInfo(k.meta, fields)
 	if err != nil {
 		return Recap{}, err
 	}
-	return q.assemble(info, r, zs, pairs, logged)
-}
-
-// assemble makes the recap of what a read found: the board (or order set)
-// in ZRANGE ... REV's order, the answers set's members, the log's answers.
-func (q quiz) assemble(info Info, r ranking, zs []rueidis.ZScore, members []string, logged []AnswerRecord) (Recap, error) {
-	k := q.keys
 	standings, err := decodeStandings(r, zs, 1)
 	if err != nil {
 		return Recap{}, err
@@ -168,33 +179,158 @@ func (q quiz) assemble(info Info, r ranking, zs []rueidis.ZScore, members []stri
 	}, nil
 }
 
-// pair is one name/value couple of a flat RESP2 reply (HGETALL, WITHSCORES),
-// the shape replies have inside Lua scripts whatever the connection's protocol.
-type pair struct{ name, value string }
+// recapInParts reads a quiz too big for one recap script, on one dedicated
+// connection: WATCH of its keys, HGETALL meta, the board or order set
+// (ZSCAN), the answers set (SSCAN) and the log (XRANGE) in pages, then an
+// empty MULTI/EXEC, which fails if a watched key changed meanwhile. A
+// finished quiz that changed is read again, up to recapAttempts times, then
+// refused with ErrBusy; a running quiz is returned as read.
+func (q quiz) recapInParts(ctx context.Context) (Recap, error) {
+	for attempt := 1; ; attempt++ {
+		var (
+			r       Recap
+			changed bool
+		)
+		err := q.client.Dedicated(func(c rueidis.DedicatedClient) error {
+			var err error
+			r, changed, err = q.readParts(ctx, c)
+			return err
+		})
+		switch {
+		case err != nil:
+			return Recap{}, err
+		case !changed || r.Info.Status == StatusRunning:
+			return r, nil
+		case attempt == recapAttempts:
+			return Recap{}, fmt.Errorf("%w: %s: the finished quiz changed each of the %d times it was read in parts",
+				ErrBusy, q.about(""), attempt)
+		}
+	}
+}
 
-type pairs []pair
+// readParts is one WATCHed read of the quiz in pages on c; changed reports
+// that a watched key changed while it ran.
+func (q quiz) readParts(ctx context.Context, c rueidis.DedicatedClient) (r Recap, changed bool, err error) {
+	k := q.keys
+	watch := make([]rueidis.Completed, 0, len(k.all()))
+	for _, key := range k.all() { // one key each: a moving slot never answers TRYAGAIN
+		watch = append(watch, c.B().Watch().Key(key).Build())
+	}
+	for _, res := range send(ctx, c, watch...) {
+		if err := res.Error(); err != nil {
+			return Recap{}, false, q.fail(err, "", k.meta)
+		}
+	}
+	defer func() {
+		if err != nil { // leave the connection as it was found
+			sendOne(context.WithoutCancel(ctx), c, c.B().Unwatch().Build())
+		}
+	}()
+	res := send(ctx, c, c.B().Hgetall().Key(k.meta).Build(), c.B().Zcard().Key(k.board).Build(), c.B().Zcard().Key(k.order).Build())
+	fields, err := res[0].AsStrMap()
+	if err != nil {
+		return Recap{}, false, q.fail(err, "", k.meta)
+	}
+	if len(fields) == 0 {
+		return Recap{}, false, q.errNotFound()
+	}
+	rank, err := q.rankingOf(res[1], res[2])
+	if err != nil {
+		return Recap{}, false, err
+	}
+	zs, err := q.scanSorted(ctx, c, rank.key)
+	if err != nil {
+		return Recap{}, false, err
+	}
+	slices.Reverse(zs) // ZRANGE ... REV's order
+	members, err := q.scanMembers(ctx, c, k.answers)
+	if err != nil {
+		return Recap{}, false, err
+	}
+	slices.Sort(members)
+	var logged []AnswerRecord
+	if _, err := q.readLog(ctx, c, nil, func(e logEntry, err error) error {
+		if err != nil {
+			return corrupt(k.log, "%v", err)
+		}
+		logged = appendAnswer(logged, e)
+		return nil
+	}); err != nil {
+		return Recap{}, false, err
+	}
+	exec := send(ctx, c, c.B().Multi().Build(), c.B().Exec().Build())
+	if err := exec[1].Error(); err != nil && !rueidis.IsRedisNil(err) {
+		return Recap{}, false, q.fail(err, "", k.meta)
+	}
+	if r, err = q.assemble(fields, rank, zs, members, logged); err != nil {
+		return Recap{}, false, err
+	}
+	return r, rueidis.IsRedisNil(exec[1].Error()), nil
+}
 
-func flatPairs(m rueidis.RedisMessage) (pairs, error) {
-	flat, err := m.AsStrSlice()
+// scanMembers reads a set whole with SSCAN pages on c, each member once
+// (SSCAN may return one twice).
+func (q quiz) scanMembers(ctx context.Context, c rueidis.CommandClient, key string) ([]string, error) {
+	var members []string
+	seen := map[string]bool{}
+	err := q.scanPages(ctx, c, key, func(cursor uint64) rueidis.Completed {
+		return c.B().Sscan().Key(key).Cursor(cursor).Count(q.tune.pageSize).Build()
+	}, func(page []string) error {
+		for _, m := range page {
+			if !seen[m] {
+				seen[m] = true
+				members = append(members, m)
+			}
+		}
+		return nil
+	})
+	return members, err
+}
+
+// scanSorted reads a sorted set whole with ZSCAN pages on c and returns it
+// in ZRANGE's order: by score, then by name, both ascending.
+func (q quiz) scanSorted(ctx context.Context, c rueidis.CommandClient, key string) ([]rueidis.ZScore, error) {
+	scores := map[string]float64{}
+	err := q.scanPages(ctx, c, key, func(cursor uint64) rueidis.Completed {
+		return c.B().Zscan().Key(key).Cursor(cursor).Count(q.tune.pageSize).Build()
+	}, func(flat []string) error {
+		for i := 0; i+1 < len(flat); i += 2 {
+			f, err := strconv.ParseFloat(flat[i+1], 64)
+			if err != nil {
+				return corrupt(key, "member %s has score %s", quote(flat[i]), quote(flat[i+1]))
+			}
+			scores[flat[i]] = f
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	if len(flat)%2 != 0 {
-		return nil, fmt.Errorf("odd-length reply of %d elements", len(flat))
+	zs := make([]rueidis.ZScore, 0, len(scores))
+	for m, s := range scores {
+		zs = append(zs, rueidis.ZScore{Member: m, Score: s})
 	}
-	out := make(pairs, len(flat)/2)
-	for i := range out {
-		out[i] = pair{flat[2*i], flat[2*i+1]}
-	}
-	return out, nil
+	slices.SortFunc(zs, func(a, b rueidis.ZScore) int {
+		return cmp.Or(cmp.Compare(a.Score, b.Score), strings.Compare(a.Member, b.Member))
+	})
+	return zs, nil
 }
 
-func (ps pairs) asMap() map[string]string {
-	m := make(map[string]string, len(ps))
-	for _, p := range ps {
-		m[p.name] = p.value
+// scanPages runs a SCAN-family command on c from cursor 0 until it is 0 again.
+func (q quiz) scanPages(ctx context.Context, c rueidis.CommandClient, key string, cmd func(uint64) rueidis.Completed, page func([]string) error) error {
+	var cursor uint64
+	for {
+		entry, err := sendOne(ctx, c, cmd(cursor)).AsScanEntry()
+		if err != nil {
+			return q.fail(err, "", key)
+		}
+		if err := page(entry.Elements); err != nil {
+			return err
+		}
+		if cursor = entry.Cursor; cursor == 0 {
+			return nil
+		}
 	}
-	return m
 }
 
 // WriteCSV writes the standings with encoding/csv: the header row

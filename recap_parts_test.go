@@ -14,7 +14,7 @@ import (
 )
 
 // TestRecapInParts: a quiz too big for one recap script (here, any quiz:
-// WithRecapLimit(0)) recaps exactly as one script reads it, in either tie
+// Tuning.RecapInParts) recaps exactly as one script reads it, in either tie
 // order, running or finished, and PurgeQuiz archives that recap.
 func TestRecapInParts(t *testing.T) {
 	for _, ties := range []kuis.TieOrder{kuis.TiesByName, kuis.TiesByTime} {
@@ -34,7 +34,7 @@ func TestRecapInParts(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				parts := e.storeOn(e.client, kuis.WithRecapLimit(0))
+				parts := e.tunedOn(e.client, kuis.Tuning{RecapInParts: true})
 				got, err := parts.Recap(e.ctx, id)
 				ignore := cmpopts.IgnoreFields(kuis.Recap{}, "TakenAt")
 				if diff := cmp.Diff(whole, got, ignore); err != nil || diff != "" {
@@ -88,7 +88,7 @@ func TestRecapInPartsNoticesChanges(t *testing.T) {
 					e.mustRaw("ZADD", k.Board(), fmt.Sprint(score), "Dewi")
 				}
 			}}
-			got, err := e.storeOn(hooked, kuis.WithRecapLimit(0)).Recap(e.ctx, id)
+			got, err := e.tunedOn(hooked, kuis.Tuning{RecapInParts: true}).Recap(e.ctx, id)
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("Recap = %v; want %v", err, tt.wantErr)
 			}

@@ -75,7 +75,7 @@ func TestRepair(t *testing.T) {
 		for _, finished := range []bool{false, true} {
 			for _, tt := range tests {
 				t.Run(fmt.Sprintf("%s, finished %v, rebuild %v", tt.name, finished, rebuild), func(t *testing.T) {
-					e := newEnv(t, repairStep(rebuild)...)
+					e := newTunedEnv(t, repairStep(rebuild))
 					id, _, _ := e.reference()
 					if finished {
 						e.finish(id)
@@ -161,13 +161,13 @@ func TestRepairLegacyQuiz(t *testing.T) {
 	})
 }
 
-// repairStep is the option that makes Repair rebuild the board for any
-// correction when rebuild is set, and nothing otherwise.
-func repairStep(rebuild bool) []kuis.Option {
+// repairStep is the tuning that makes Repair rebuild the board for any
+// correction when rebuild is set, and the default otherwise.
+func repairStep(rebuild bool) kuis.Tuning {
 	if rebuild {
-		return []kuis.Option{kuis.WithRepairStep(1)}
+		return kuis.Tuning{RepairStep: 1}
 	}
-	return nil
+	return kuis.Tuning{}
 }
 
 // hookedClient runs after, once, right after the first command named cmd
@@ -204,7 +204,7 @@ func TestRepairKeepsAnswersCountedMeanwhile(t *testing.T) {
 }
 
 func repairMeanwhile(t *testing.T, hook string, rebuild bool) {
-	e := newEnv(t, repairStep(rebuild)...)
+	e := newTunedEnv(t, repairStep(rebuild))
 	id, _, b := e.running(4)
 	playInTurn(e, b, turn{"Ali", 2}, turn{"Budi", 1})
 	k := e.keys(id)
@@ -238,7 +238,7 @@ func TestRepairWhileAnswering(t *testing.T) {
 
 func repairWhileAnswering(t *testing.T, rebuild bool) {
 	const writers, questions, first = 8, 300, 5
-	e := newEnv(t, repairStep(rebuild)...)
+	e := newTunedEnv(t, repairStep(rebuild))
 	id, _, b := e.running(questions)
 	k := e.keys(id)
 	counted := map[string]float64{}

@@ -1,31 +1,72 @@
 package kuis
 
 import (
+	"context"
+	"fmt"
+	"time"
+
 	"github.com/redis/rueidis"
 )
 
 // Store is the entry value of the library: one rueidis client and the options,
 // validated once by [New]. It hands out the handles of one quiz ([Store.Board]
 // for the quiz application, [Store.Meta] for the teacher) and runs the
-// operations on a whole quiz or namespace (Recap, PurgeQuiz, Purge, Quizzes,
-// Audit). A *Store is cheap, safe for concurrent use, and holds no connections
-// of its own: the caller owns the client and closes it. It keeps the queues of
-// RecordAnswer calls waiting to share a script run (see Board.RecordAnswer),
-// which no other Store shares, and runs no goroutine while no call waits. The
-// Board.Events iterators of one Store that follow the same quiz share one
-// reader (one blocking XREAD at a time), which runs only while one of them runs.
+// operations on a whole quiz or namespace (Recap, Audit, Repair, PurgeQuiz,
+// Purge, Quizzes). A *Store is cheap, safe for concurrent use, and holds no
+// connections of its own: the caller owns the client and closes it. It keeps
+// the queue of RecordAnswer calls waiting to share a script run and the
+// readers that its Board.Events iterators share, and runs a goroutine only
+// while a call waits or an iterator runs.
 type Store struct {
 	client rueidis.Client
 	opts   options
-	rec    *coalescer // RecordAnswer's queues, one per quiz
+	tune   tuning
+	rec    *coalescer // RecordAnswer's queues
 	feeds  *feedHubs  // Board.Events' shared readers, one per quiz followed
 }
 
+// tuning holds the library's internal bounds. Only tests change them, through
+// newStore; New always uses defaultTuning.
+type tuning struct {
+	scanCount    int64             // COUNT of every SCAN page of Purge and Quizzes
+	pageSize     int64             // COUNT of every SSCAN, ZSCAN and XRANGE page of a paged read
+	repairStep   int               // most participants Repair corrects in one script; more are rebuilt
+	recapLimit   int               // most members, answers and entries together that Recap reads in one script
+	feedBlock    time.Duration     // how long one XREAD of the feed blocks before it checks the status
+	feedGap      time.Duration     // least time between two XREADs of one feed hub
+	memberBuffer int               // batches a feed reader may fall behind before it catches up alone
+	scanHook     func(addr string) // when set, called after every SCAN page with the node's address
+}
+
+var defaultTuning = tuning{
+	scanCount:    1000,
+	pageSize:     1000,
+	repairStep:   500,
+	recapLimit:   20000,
+	feedBlock:    5 * time.Second,
+	feedGap:      5 * time.Millisecond,
+	memberBuffer: 64,
+}
+
 // New validates the client and the options and returns a Store. It does no
-// I/O. Errors: ErrNoClient for a nil client, ErrInvalidNamespace, and
-// ErrNeedsHashTag for a Redis Cluster client without WithHashTag (the
-// library's scripts take several keys of a quiz, which must share a slot).
+// I/O. Errors: ErrNoClient for a nil client, ErrInvalidNamespace,
+// ErrInvalidOption, and ErrNeedsHashTag for a Redis Cluster client without
+// WithHashTag (the library's scripts take several keys of a quiz, which must
+// share a slot).
+//
+// The library never wraps the client. rueidis shares the dial and handshake
+// of a new connection among the callers waiting for it, under the first
+// caller's context: when that context ends first, the others fail with its
+// error although nothing of theirs was sent. The library sends such commands
+// again while the caller's own context lives, and never sends again a command
+// that may have reached the server. On rueidis itself, ClientOption.Dialer.Timeout
+// bounds a dial and handshake that no caller's deadline bounds, and leaving
+// DisableRetry unset lets rueidis retry the reads on a broken connection.
 func New(client rueidis.Client, opts ...Option) (*Store, error) {
+	return newStore(client, defaultTuning, opts...)
+}
+
+func newStore(client rueidis.Client, tune tuning, opts ...Option) (*Store, error) {
 	if client == nil {
 		return nil, ErrNoClient
 	}
@@ -36,7 +77,7 @@ func New(client rueidis.Client, opts ...Option) (*Store, error) {
 	if client.Mode() == rueidis.ClientModeCluster && !o.hashTag {
 		return nil, ErrNeedsHashTag
 	}
-	return &Store{client: resending{client}, opts: o, rec: newCoalescer(), feeds: newFeedHubs()}, nil
+	return &Store{client: client, opts: o, tune: tune, rec: newCoalescer(), feeds: newFeedHubs()}, nil
 }
 
 // Keys returns the key names of quiz quizID. It does no I/O. A quiz ID must be
@@ -69,10 +110,51 @@ func (s *Store) Meta(quizID string) (*Meta, error) {
 	return &Meta{q: q}, nil
 }
 
+// quiz is what Board, Meta and the Store's operations on one quiz share: the
+// Store and the quiz's validated keys.
+type quiz struct {
+	*Store
+	keys Keys
+}
+
 func (s *Store) quiz(quizID string) (quiz, error) {
 	k, err := keysFor(quizID, s.opts)
 	if err != nil {
 		return quiz{}, err
 	}
-	return quiz{client: s.client, keys: k, opts: s.opts, rec: s.rec, feeds: s.feeds}, nil
+	return quiz{Store: s, keys: k}, nil
+}
+
+// about is the subject of the quiz's error messages.
+func (q quiz) about(participant string) string { return about(q.keys.quizID, participant) }
+
+// fail maps err (from a command on key) to the library's error about the quiz
+// and participant.
+func (q quiz) fail(err error, participant, key string) error {
+	return replyError(err, q.about(participant), key)
+}
+
+// errNotFound is the error of a quiz without meta.
+func (q quiz) errNotFound() error {
+	return fmt.Errorf("%w: %s", ErrQuizNotFound, q.about(""))
+}
+
+// read sends reads of the board in one round trip, behind HLEN of the meta
+// hash, so that every read tells a quiz that does not exist (ErrQuizNotFound)
+// from an empty one, without a second, separate call. With WithClientCache
+// the commands go through the client-side cache. It returns the replies of
+// cmds, in order; their errors are the caller's to map, since only the caller
+// knows what a nil reply means.
+func (q quiz) read(ctx context.Context, cmds ...rueidis.Cacheable) ([]rueidis.RedisResult, error) {
+	all := make([]rueidis.Cacheable, 0, len(cmds)+1)
+	all = append(all, q.client.B().Hlen().Key(q.keys.meta).Cache())
+	res := q.sendReads(ctx, append(all, cmds...)...)
+	n, err := res[0].AsInt64()
+	if err != nil {
+		return nil, q.fail(err, "", q.keys.meta)
+	}
+	if n == 0 {
+		return nil, q.errNotFound()
+	}
+	return res[1:], nil
 }

@@ -1,4 +1,4 @@
--- create.lua (after gate.lua): the teacher creates a quiz.
+-- create.lua (after prelude.lua): the teacher creates a quiz.
 -- KEYS: every key of the quiz, meta first (meta, board, answers, log, order)
 -- ARGV[1] judul (title), ARGV[2] jumlah_soal (question count, validated in Go)
 -- Reply: 1. Refusals: KUIS_FORBIDDEN, KUIS_EXISTS when any key of the quiz

@@ -1,4 +1,4 @@
--- finish.lua (after gate.lua): the teacher closes a quiz.
+-- finish.lua (after prelude.lua): the teacher closes a quiz.
 -- KEYS[1] meta, KEYS[2] log, KEYS[3] answers
 -- Reply: 1 when status went from berjalan to selesai, 0 when it was already
 -- selesai. Refusals (nothing written): KUIS_FORBIDDEN, KUIS_NOTFOUND,

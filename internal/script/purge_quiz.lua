@@ -1,4 +1,4 @@
--- purge_quiz.lua (after gate.lua): delete one finished quiz, all keys at once.
+-- purge_quiz.lua (after prelude.lua): delete one finished quiz, all keys at once.
 -- KEYS: every key of the quiz, meta first (meta, board, answers, log, order,
 -- repair board, repair order set)
 -- Reply: the number of keys deleted. Refusals (nothing deleted):

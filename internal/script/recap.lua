@@ -1,4 +1,4 @@
--- recap.lua (read-only, after gate.lua): one consistent snapshot of a quiz for the recap.
+-- recap.lua (read-only, after prelude.lua): one consistent snapshot of a quiz for the recap.
 -- KEYS[1] meta, KEYS[2] board, KEYS[3] answers, KEYS[4] log, KEYS[5] order
 -- ARGV[1] "purge" when the recap is the first step of PurgeQuiz, else empty;
 -- ARGV[2] "time" to read the board in time order (from the order set), else empty;

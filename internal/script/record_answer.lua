@@ -1,4 +1,4 @@
--- record_answer.lua (after gate.lua): correct answers to one quiz, each
+-- record_answer.lua (after prelude.lua): correct answers to one quiz, each
 -- counted at most once per (question, participant), one after the other in
 -- the order given, in one atomic step.
 -- KEYS[1] meta, KEYS[2] board, KEYS[3] answers, KEYS[4] log, KEYS[5] order
@@ -20,26 +20,18 @@
 -- REV puts more points first and, among equal points, the earlier time
 -- first.
 local meta, board, answers, log, order = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
-local unit = 4398046511104 -- 2^42 ms: until the year 2109
-
--- Numbers sent are formatted as integers ('%d' where it is 64-bit: exact,
--- since scores stay below 2^53, and cheaper for the server than the
--- floating-point formatting Lua would otherwise use). Lua's '%d' is a C
--- long: 32-bit on 32-bit builds of Redis.
-local int = string.format('%d', unit) == '4398046511104' and '%d' or '%.0f'
-
--- placeOf formats an answer's place in the order set: count * 2^42 + (2^42 -
--- 1 - ms), ms from the ID of its log entry.
+-- placeOf formats an answer's place in the order set (prelude.lua's place),
+-- from the participant's new score and the ID of its log entry.
 local function placeOf(score, id)
-  return string.format(int, math.min(score / 10, 2047) * unit + (unit - 1 - tonumber(string.match(id, '^%d+'))))
+  return place(score / 10, msOf(id))
 end
 
--- place writes a new answer: its log entry, its pair, its score and its
+-- write writes a new answer: its log entry, its pair, its score and its
 -- place. XADD goes first: when it fails (a log of the wrong type, or one
--- whose last ID is the greatest possible) nothing is written, and place
--- returns nil and XADD's error. cur is the participant's sound score (false
--- for none).
-local function place(participant, question, pair, cur)
+-- whose last ID is the greatest possible) nothing is written, and write
+-- returns nil and XADD's error. cur is the participant's score, sound and
+-- below maxScore (false for none).
+local function write(participant, question, pair, cur)
   local text = string.format(int, (tonumber(cur) or 0) + 10)
   local id = redis.pcall('XADD', log, '*', 'peserta', participant, 'soal', question, 'skor', text)
   if type(id) ~= 'string' then
@@ -105,7 +97,11 @@ local function slow(participant, question)
   if err then
     return err
   end
-  local reply, xerr = place(participant, question, pair, cur)
+  if cur and tonumber(cur) + 10 > maxScore then
+    return g.refuse('KUIS_CORRUPT', board .. ': member ' .. string.format('%q', participant) .. ' has score ' ..
+      whole(cur) .. ', the largest sound score: no answer can add to it')
+  end
+  local reply, xerr = write(participant, question, pair, cur)
   if not reply then
     return g.refuse('KUIS_CORRUPT', log .. ': takes no entry: ' .. tostring(xerr))
   end
@@ -145,8 +141,8 @@ local function one(participant, question)
     return nil
   end
   local cur = redis.pcall('ZSCORE', board, participant)
-  if not sound(cur) then
-    return nil -- a corrupt score, or a board of the wrong type
+  if not sound(cur) or cur and tonumber(cur) + 10 > maxScore then
+    return nil -- a corrupt score or one at the largest, or a board of the wrong type
   end
   local pair = question .. ':' .. participant
   local seen = redis.pcall('SISMEMBER', answers, pair)
@@ -156,7 +152,7 @@ local function one(participant, question)
   if seen ~= 0 then
     return nil -- answered, yet no score; or answers of the wrong type
   end
-  return place(participant, question, pair, cur)
+  return write(participant, question, pair, cur)
 end
 if #ARGV == 2 then
   return {one(ARGV[1], ARGV[2]) or slow(ARGV[1], ARGV[2])}
@@ -240,8 +236,8 @@ local function quick(participant, question, pair)
     end
     return nil -- answered, yet no score: the long way words it
   end
-  if s and s > 9007199254740982 then
-    return nil -- a score this run raised beyond 2^53 - 10: the long way refuses it
+  if s and s + 10 > maxScore then
+    return nil -- a score at the largest sound one: the long way refuses it
   end
   s = (s or 0) + 10
   local text = string.format(int, s)

@@ -1,4 +1,4 @@
--- repair.lua (after gate.lua): set participants' scores to 10 x their counted
+-- repair.lua (after prelude.lua): set participants' scores to 10 x their counted
 -- answers, and their places in the order set to match, in one atomic step.
 -- KEYS[1] meta, KEYS[2] board, KEYS[3] answers, KEYS[4] log, KEYS[5] order,
 -- KEYS[6] repair board, KEYS[7] repair order set (deleted: a rebuild that
@@ -34,22 +34,14 @@ for i = 2, #ARGV, 2 do
 end
 for _, entry in ipairs(redis.call('XRANGE', log, ARGV[1], '+')) do
   if entry[1] ~= ARGV[1] then
-    local f, p, q = entry[2], nil, nil
-    for j = 1, #f, 2 do
-      if f[j] == 'peserta' then
-        p = f[j + 1]
-      elseif f[j] == 'soal' then
-        q = f[j + 1]
-      end
-    end
     -- Only an entry of a counted answer places its participant.
-    if p and q and redis.call('SISMEMBER', answers, q .. ':' .. p) == 1 then
-      latest[p] = tonumber(string.match(entry[1], '^%d+'))
+    local p, q = answerOf(entry)
+    if p and redis.call('SISMEMBER', answers, q .. ':' .. p) == 1 then
+      latest[p] = msOf(entry[1])
     end
   end
 end
 
-local unit = 4398046511104 -- 2^42, as in record_answer.lua
 local out = {}
 for i = 2, #ARGV, 2 do
   local p = ARGV[i]
@@ -75,12 +67,9 @@ for i = 2, #ARGV, 2 do
       table.insert(out, was or '')
       table.insert(out, tostring(now))
     end
-    local ms, place = latest[p] or 0, math.min(count, 2047) * unit
-    if ms > 0 then
-      place = place + unit - 1 - ms
-    end
-    if tonumber(redis.call('ZSCORE', order, p)) ~= place then
-      redis.call('ZADD', order, place, p)
+    local want = place(count, latest[p] or 0)
+    if tonumber(redis.call('ZSCORE', order, p)) ~= tonumber(want) then
+      redis.call('ZADD', order, want, p)
     end
   end
 end

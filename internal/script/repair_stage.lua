@@ -1,4 +1,4 @@
--- repair_stage.lua (after gate.lua): write one chunk of a rebuilt board and
+-- repair_stage.lua (after prelude.lua): write one chunk of a rebuilt board and
 -- order set into the repair keys, which no reader reads, for Repair's rebuild
 -- of a board too large to correct in one step.
 -- KEYS[1] repair board, KEYS[2] repair order set

@@ -1,4 +1,4 @@
--- repair_swap.lua (after gate.lua): finish Repair's rebuild. It adds to the
+-- repair_swap.lua (after prelude.lua): finish Repair's rebuild. It adds to the
 -- repair keys the answers logged after the rebuild's snapshot, a bounded
 -- number per call; once none is left, it replaces the board and the order
 -- set by the repair keys in the same step, so a reader sees the old board or
@@ -40,22 +40,13 @@ local entries = redis.call('XRANGE', log, after, '+', 'COUNT', most + 2)
 if entries[1] and entries[1][1] == after then
   table.remove(entries, 1)
 end
-local unit = 4398046511104 -- 2^42, as in record_answer.lua
 local added = {}
 for i = 1, math.min(#entries, most) do
-  local id, f, p, q = entries[i][1], entries[i][2], nil, nil
-  for j = 1, #f, 2 do
-    if f[j] == 'peserta' then
-      p = f[j + 1]
-    elseif f[j] == 'soal' then
-      q = f[j + 1]
-    end
-  end
-  if p and q and redis.call('SISMEMBER', answers, q .. ':' .. p) == 1 then
+  local p, q = answerOf(entries[i])
+  if p and redis.call('SISMEMBER', answers, q .. ':' .. p) == 1 then
     local score = (tonumber(redis.call('ZSCORE', stage, p)) or 0) + 10
     redis.call('ZADD', stage, score, p)
-    local ms = tonumber(string.match(id, '^%d+'))
-    redis.call('ZADD', stageOrder, math.min(score / 10, 2047) * unit + unit - 1 - ms, p)
+    redis.call('ZADD', stageOrder, place(score / 10, msOf(entries[i][1])), p)
     table.insert(added, p)
   end
 end

@@ -1,21 +1,20 @@
 // Package script holds the library's Lua scripts, one .lua file each, with
-// gate.lua prepended to every one. Each write script is wrapped once in a
-// rueidis.Lua (EVALSHA, falling back to EVAL on NOSCRIPT); Recap and Standing
-// are read-only rueidis.Lua values, sent as EVALSHA_RO (EVAL_RO on NOSCRIPT);
-// RecordAnswer is not a rueidis.Lua but a Batch (batch.go), which also
-// pipelines many runs, with EVAL only for those answered NOSCRIPT. Each
-// file's header states its KEYS, ARGV and replies.
+// prelude.lua prepended to every one. Each file's header states its KEYS,
+// ARGV and replies. A Script builds the commands that run it; the kuis
+// package sends them (EVALSHA first, EVAL when the server answers NOSCRIPT).
 package script
 
 import (
+	"crypto/sha1"
 	_ "embed"
+	"encoding/hex"
 
 	"github.com/redis/rueidis"
 )
 
 var (
-	//go:embed gate.lua
-	gate string
+	//go:embed prelude.lua
+	prelude string
 	//go:embed create.lua
 	create string
 	//go:embed finish.lua
@@ -36,31 +35,70 @@ var (
 	purgeQuiz string
 )
 
+// Script is one Lua script: its source (the prelude and the file) and SHA1.
+type Script struct {
+	name, src, sha string
+	readOnly       bool
+}
+
+func newScript(name, body string, readOnly bool) Script {
+	src := prelude + body
+	sum := sha1.Sum([]byte(src))
+	return Script{name: name, src: src, sha: hex.EncodeToString(sum[:]), readOnly: readOnly}
+}
+
+// The scripts. The read-only ones run as EVALSHA_RO and EVAL_RO.
 var (
 	// Create writes a new quiz's meta unless any key of the quiz exists.
-	Create = rueidis.NewLuaScript(gate + create)
+	Create = newScript("create.lua", create, false)
 	// Finish sets a quiz's status to selesai and logs the finish.
-	Finish = rueidis.NewLuaScript(gate + finish)
+	Finish = newScript("finish.lua", finish, false)
+	// RecordAnswer counts up to MaxAnswers correct answers, each once.
+	RecordAnswer = newScript("record_answer.lua", recordAnswer, false)
 	// Recap reads meta, board (or order set), answers and log in one atomic step.
-	Recap = rueidis.NewLuaScriptReadOnly(gate + recap)
+	Recap = newScript("recap.lua", recap, true)
 	// Standing reads one participant's score, position and competition rank in one atomic step.
-	Standing = rueidis.NewLuaScriptReadOnly(gate + standing)
+	Standing = newScript("standing.lua", standing, true)
 	// Repair sets scores to 10 x counted answers.
-	Repair = rueidis.NewLuaScript(gate + repair)
+	Repair = newScript("repair.lua", repair, false)
 	// RepairStage writes a chunk of a rebuilt board into the repair keys.
-	RepairStage = rueidis.NewLuaScript(gate + repairStage)
+	RepairStage = newScript("repair_stage.lua", repairStage, false)
 	// RepairSwap catches the repair keys up with the log, then puts them in place of board and order set.
-	RepairSwap = rueidis.NewLuaScript(gate + repairSwap)
+	RepairSwap = newScript("repair_swap.lua", repairSwap, false)
 	// PurgeQuiz deletes a finished quiz's keys.
-	PurgeQuiz = rueidis.NewLuaScript(gate + purgeQuiz)
+	PurgeQuiz = newScript("purge_quiz.lua", purgeQuiz, false)
 )
 
-// MaxAnswers bounds the answers of one RecordAnswer run. A run of 32 takes
-// the server about 200 µs (BENCHMARKS.md), well under the 1 ms no run may
-// hold it for; runs of 64 measured no faster.
+// All lists every script, for the tests that read their sources.
+var All = []Script{Create, Finish, RecordAnswer, Recap, Standing, Repair, RepairStage, RepairSwap, PurgeQuiz}
+
+// MaxAnswers bounds the answers of one RecordAnswer run, so that no run
+// holds the server long.
 const MaxAnswers = 32
 
-// RecordAnswerSource is RecordAnswer's full Lua source, so that bench/ can run
-// the very same atomic gate through another client (go-redis) and compare like
-// with like.
-var RecordAnswerSource = gate + recordAnswer
+// Name is the script's file name.
+func (s Script) Name() string { return s.name }
+
+// Source is the script's whole Lua source, prelude included, so that bench/
+// can run the very same script through another client.
+func (s Script) Source() string { return s.src }
+
+// ReadOnly reports whether the script only reads.
+func (s Script) ReadOnly() bool { return s.readOnly }
+
+// BySHA builds the command that runs the script cached on the server:
+// EVALSHA, or EVALSHA_RO.
+func (s Script) BySHA(b rueidis.Builder, keys, args []string) rueidis.Completed {
+	if s.readOnly {
+		return b.EvalshaRo().Sha1(s.sha).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+	}
+	return b.Evalsha().Sha1(s.sha).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+}
+
+// BySource builds the command that sends the whole script: EVAL, or EVAL_RO.
+func (s Script) BySource(b rueidis.Builder, keys, args []string) rueidis.Completed {
+	if s.readOnly {
+		return b.EvalRo().Script(s.src).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+	}
+	return b.Eval().Script(s.src).Numkeys(int64(len(keys))).Key(keys...).Arg(args...).Build()
+}

@@ -1,4 +1,4 @@
--- standing.lua (read-only, after gate.lua): one participant's place, of one moment.
+-- standing.lua (read-only, after prelude.lua): one participant's place, of one moment.
 -- KEYS[1] meta, KEYS[2] board, KEYS[3] order
 -- ARGV[1] participant (validated in Go), ARGV[2] "time" for time order, else empty
 -- Reply: {score, position (ZREVRANK, 0-based), higher (the number of members
@@ -26,8 +26,7 @@ if not score then
 end
 local above, bytime = '(' .. score, 0
 if ranked == KEYS[3] then
-  -- More points: the next multiple of 2^42 (see record_answer.lua).
-  local unit = 4398046511104
+  -- More points: the next multiple of the order set's unit.
   above, bytime = string.format('%.0f', (math.floor(tonumber(score) / unit) + 1) * unit), 1
 end
 return {score, redis.call('ZREVRANK', ranked, ARGV[1]), redis.call('ZCOUNT', ranked, above, '+inf'), bytime}

@@ -1,24 +1,71 @@
--- gate.lua: the shared prelude of every script; script.go prepends it.
+-- prelude.lua: what every script shares; script.go prepends it.
 -- It defines functions only and runs nothing by itself.
 --
 -- Refusals are error replies whose first word is a code the Go side maps to
--- a sentinel error (errors.go): KUIS_NOTFOUND, KUIS_FINISHED, KUIS_RUNNING,
--- KUIS_EXISTS, KUIS_QUESTION, KUIS_CORRUPT, KUIS_FORBIDDEN.
+-- a sentinel error (errors.go's scriptCodes): KUIS_NOTFOUND, KUIS_FINISHED,
+-- KUIS_RUNNING, KUIS_EXISTS, KUIS_QUESTION, KUIS_CORRUPT, KUIS_FORBIDDEN,
+-- KUIS_BUSY.
 --
 -- Every function a script defines is built anew on every call, and that costs
 -- the server measurable time on the hot path. So the record scripts check the
 -- common case inline with the two small functions below, and build the
 -- helpers with gate() only to say why they refuse.
 
+-- maxScore is the largest sound score, 2^53 - 2: the largest multiple of 10
+-- a double holds exactly (leaderboard.go's maxScore is the same).
+local maxScore = 9007199254740990
+
 -- sound reports whether a ZSCORE reply (false for no member) is a score the
--- contract allows: a non-negative multiple of 10 small enough that +10 stays
--- exact (2^53 - 10).
+-- contract allows: a non-negative multiple of 10 of at most maxScore.
 local function sound(score)
   if score == false then
     return true
   end
   local n = tonumber(score)
-  return n ~= nil and n >= 0 and n <= 9007199254740982 and n % 10 == 0
+  return n ~= nil and n >= 0 and n <= maxScore and n % 10 == 0
+end
+
+-- int formats an integer exactly: '%d' where it is 64-bit, and cheaper for
+-- the server than the floating-point '%.0f'; Lua's '%d' is a C long, 32-bit
+-- on 32-bit builds of Redis.
+local int = string.format('%d', 4398046511104) == '4398046511104' and '%d' or '%.0f'
+
+-- unit is 2^42 ms (until the year 2109). A participant's place in the order
+-- set is count * unit + (unit - 1 - ms), count their counted answers and ms
+-- the server time of the latest, so that ZRANGE ... REV puts more points
+-- first and, among equal points, the earlier time first; without a time (ms
+-- 0) the place is count * unit, after every timed participant with as many.
+-- leaderboard.go's orderPlace is the same.
+local unit = 4398046511104
+local function place(count, ms)
+  local p = math.min(count, 2047) * unit
+  if ms > 0 then
+    p = p + unit - 1 - ms
+  end
+  return string.format(int, p)
+end
+
+-- msOf is the time part of a stream entry ID.
+local function msOf(id)
+  return tonumber(string.match(id, '^%d+'))
+end
+
+-- answerOf returns the participant and question of a log entry ({id,
+-- {field, value, ...}}, as XRANGE replies inside a script), or nil for an
+-- entry that is not an answer.
+local function answerOf(entry)
+  local f, p, q = entry[2], nil, nil
+  for j = 1, #f, 2 do
+    if f[j] == 'peserta' then
+      p = f[j + 1]
+    elseif f[j] == 'soal' then
+      q = f[j + 1]
+    end
+  end
+  if p and q then
+    return p, q
+  end
+  return nil
 end
 
 -- questions returns a meta hash's jumlah_soal as a number, or nil unless it is
@@ -153,7 +200,7 @@ local function gate()
     end
     if not sound(cur) then
       return nil, g.refuse('KUIS_CORRUPT', board .. ': member ' .. string.format('%q', participant) ..
-        ' has score ' .. whole(cur) .. ', not a non-negative multiple of 10 at most 2^53 - 10')
+        ' has score ' .. whole(cur) .. ', not a non-negative multiple of 10 of at most ' .. whole(maxScore))
     end
     return cur, nil
   end
