@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"time"
-
 )
 
 // A feed hub is the one reader of a quiz's log that all the Board.Events
