@@ -2,14 +2,16 @@
 // and turns the quiz data contract into API invariants: keys are built and
 // validated here, scores only move by +10, once per question and participant,
 // ranks are 1-based, answers are refused atomically on the server once a quiz
-// is finished, and the application's handle ([Board]) cannot write meta while
-// the teacher's handle ([Meta]) cannot touch scores.
+// is finished, and each role's handle keeps to what the contract lets it do.
 //
 // [New] validates a rueidis client and the options once and returns a
-// [Store], the one entry value: it hands out the handles of a quiz and runs
-// the operations on a whole quiz or namespace ([Store.Recap],
-// [Store.PurgeQuiz], [Store.Purge], [Store.Quizzes], [Store.Audit],
-// [Store.Repair]).
+// [Store], the one entry value: it hands out the handles of a quiz ([Board]
+// for the quiz application, [Meta] for the teacher) and runs the operations
+// on a whole quiz or namespace ([Store.Recap], [Store.Audit],
+// [Store.Repair], [Store.PurgeQuiz], [Store.Purge], [Store.Quizzes]).
+// [ACLRules] makes the Redis ACL users of the three roles ([RoleApp],
+// [RoleTeacher], [RoleOperator]) that hold the contract's separation on the
+// server.
 //
 // # Key schema
 //
@@ -24,8 +26,40 @@
 // No key ever has a TTL: the end of a quiz's data is a decision
 // ([Store.PurgeQuiz], [Store.Purge]), not a timer. [WithNamespace] changes the
 // first segment and [WithHashTag] braces the quiz ID ({kuis-01}) for Redis
-// Cluster. [ContractTable] prints the table, [Store.Audit] checks live keys
-// against it, [ACLRules] makes the two roles' Redis ACL users.
+// Cluster. [ContractTable] prints the table and [Store.Audit] checks live keys
+// against it.
+//
+// # Operations
+//
+// What each method sends, in the contract's form. A script (file name, then
+// the commands it calls) runs as EVALSHA, EVALSHA_RO for the read-only ones,
+// and as EVAL (EVAL_RO) when the server answers NOSCRIPT. N is the members
+// of the board, M the members or entries read, K the keys of the database.
+// Which commands a call sends among those listed depends on its options and
+// on the quiz (WithTies, WithClientCache, a big quiz read in parts, a Repair
+// that rebuilds): the method's doc says when.
+//
+//	| action | method | commands | complexity |
+//	|---|---|---|---|
+//	| create a quiz | Meta.Create | create.lua (EXISTS, HSET) | O(1) |
+//	| read all meta | Meta.Get | HGETALL | O(1) |
+//	| read the status | Meta.Status | HGETALL | O(1) |
+//	| finish the quiz | Meta.Finish | finish.lua (HMGET, EXISTS, XLEN, SCARD, XADD, HSET) | O(1) |
+//	| record a correct answer | Board.RecordAnswer | record_answer.lua (HMGET, EXISTS, ZCARD, ZSCORE, ZMSCORE, SISMEMBER, SMISMEMBER, XLEN, XADD, SADD, ZADD) | O(log N) |
+//	| record many answers | Board.RecordAnswers | record_answer.lua (HMGET, EXISTS, ZCARD, ZSCORE, ZMSCORE, SISMEMBER, SMISMEMBER, XLEN, XADD, SADD, ZADD) | O(log N) each |
+//	| read the whole board | Board.Standings | HLEN, ZCARD, ZRANGE | O(log N + M) |
+//	| read a page of the board | Board.Page | HLEN, ZCARD, ZRANGE, ZCOUNT | O(log N + M) |
+//	| read one's neighbours | Board.Around | ZREVRANK, HLEN, ZCARD, ZRANGE, ZCOUNT | O(log N + M) |
+//	| read one's own rank | Board.Standing | HLEN, ZCARD, ZSCORE, ZREVRANK, ZCOUNT; standing.lua (HLEN, ZCARD, ZSCORE, ZREVRANK, ZCOUNT) | O(log N) |
+//	| count the participants | Board.Len | HLEN, ZCARD | O(1) |
+//	| follow the feed | Board.Events | HGETALL, XREVRANGE, XREAD | O(1) + O(M) per read |
+//	| follow the top of the board | Board.Live | HGETALL, XREVRANGE, HLEN, ZCARD, ZRANGE | O(1) + O(log N + M) per change |
+//	| recap the grades | Store.Recap | WATCH, HGETALL, ZCARD, ZSCAN, SSCAN, XRANGE, MULTI, EXEC, UNWATCH; recap.lua (HGETALL, ZCARD, SCARD, XLEN, ZRANGE, SMEMBERS, XRANGE) | O(N) |
+//	| audit the keys | Store.Audit | TYPE, PTTL, EXISTS, HGETALL, ZSCAN, SSCAN, XRANGE | O(N) |
+//	| repair the board | Store.Repair | HGETALL, XREVRANGE, SSCAN, ZSCAN, XRANGE; repair.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, XRANGE, SISMEMBER, ZSCORE, ZADD, ZREM, UNLINK); repair_stage.lua (UNLINK, ZADD, ZSCORE); repair_swap.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, ZSCORE, XRANGE, SISMEMBER, ZADD, ZREM, UNLINK, RENAME) | O(N) |
+//	| archive and purge a quiz | Store.PurgeQuiz | WATCH, HGETALL, ZCARD, ZSCAN, SSCAN, XRANGE, MULTI, EXEC, UNWATCH; recap.lua (HGETALL, ZCARD, SCARD, XLEN, ZRANGE, SMEMBERS, XRANGE); purge_quiz.lua (UNLINK, HMGET, EXISTS) | O(N) |
+//	| purge the namespace | Store.Purge | SCAN, UNLINK, CLUSTER NODES | O(K) |
+//	| list the quizzes | Store.Quizzes | SCAN, CLUSTER NODES | O(K) |
 //
 // # Live screens
 //
@@ -54,5 +88,5 @@
 // shape, or archive's own error from PurgeQuiz. Messages are one line; they
 // name the quiz and the participant, quoted and cut to 64 bytes, and no Redis
 // key, except ErrCorrupt, which names the key and field an operator must look
-// at. Recap.WriteCSV returns the writer's error as it is.
+// at. The CSV writers return the writer's error as it is.
 package kuis

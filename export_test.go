@@ -62,3 +62,28 @@ func Queued(s *Store, quizID string) int {
 	}
 	return 0
 }
+
+// OperationsTable is the operations table as the package doc must show it.
+func OperationsTable() string { return operationsTable() }
+
+// OperationSends maps each method of the operations table to every command
+// it may send or its scripts call.
+func OperationSends() map[string][]string {
+	out := map[string][]string{}
+	for _, op := range operations {
+		out[op.method] = op.sends()
+	}
+	return out
+}
+
+// OperationCommands maps each method to the plain commands the table lists.
+func OperationCommands() map[string][]string {
+	out := map[string][]string{}
+	for _, op := range operations {
+		out[op.method] = op.commands
+	}
+	return out
+}
+
+// ScriptCommands is what the table says each script calls.
+func ScriptCommands() map[string][]string { return scriptCommands }

@@ -1,0 +1,323 @@
+package kuis_test
+
+import (
+	"context"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/redistest"
+	"github.com/kuisboard/kuis/internal/script"
+	"github.com/redis/rueidis"
+)
+
+// TestOperationsTableIsThePackageDoc: doc.go shows the operations table the
+// library's ACLRules are made from, line for line.
+func TestOperationsTableIsThePackageDoc(t *testing.T) {
+	src, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(kuis.OperationsTable()), "\n") {
+		want.WriteString("//\t" + line + "\n")
+	}
+	if !strings.Contains(string(src), want.String()) {
+		t.Errorf("doc.go does not hold the operations table; it should hold:\n%s", want.String())
+	}
+}
+
+// TestScriptCommandsAreWhatTheScriptsCall: the commands the table lists for
+// each script are exactly those its source calls, with the prelude's helpers
+// it uses, so that ACLRules grants what the scripts need and no more.
+func TestScriptCommandsAreWhatTheScriptsCall(t *testing.T) {
+	table := kuis.ScriptCommands()
+	prelude, err := os.ReadFile("internal/script/prelude.lua")
+	if err != nil {
+		t.Fatal(err)
+	}
+	helpers := luaFunctions(string(prelude))
+	if len(helpers) < 5 {
+		t.Fatalf("found only %d functions in prelude.lua", len(helpers))
+	}
+	for _, s := range script.All {
+		body, err := os.ReadFile("internal/script/" + s.Name())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := luaCommands(string(body), helpers)
+		want := slices.Clone(table[s.Name()])
+		slices.Sort(want)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s calls (-table +source):\n%s", s.Name(), diff)
+		}
+	}
+	if len(table) != len(script.All) {
+		t.Errorf("the table lists %d scripts, the library has %d", len(table), len(script.All))
+	}
+}
+
+var (
+	luaFunc    = regexp.MustCompile(`(?m)^( *)(?:local )?function (?:g\.)?(\w+)\(`)
+	luaCall    = regexp.MustCompile(`\b(\w+)\(`)
+	luaCommand = regexp.MustCompile(`'([A-Z]+)'`)
+	// permittedCall is a g.permitted(...) call: the commands it names are
+	// ACL checks made before writing, not calls. Its arguments are tables
+	// of one line each, so it ends at the first ")" that ends a line.
+	permittedCall = regexp.MustCompile(`(?s)g\.permitted\(.*?\)\s*\n`)
+)
+
+// luaFunctions maps each function the prelude defines (g.x as x) to its
+// source, the lines up to its own end.
+func luaFunctions(src string) map[string]string {
+	out := map[string]string{}
+	lines := strings.Split(src, "\n")
+	for i, line := range lines {
+		m := luaFunc.FindStringSubmatch(line)
+		if m == nil || m[2] == "gate" { // gate only builds the g.* helpers
+			continue
+		}
+		j := i + 1
+		for j < len(lines) && lines[j] != m[1]+"end" {
+			j++
+		}
+		out[m[2]] = strings.Join(lines[i:j], "\n")
+	}
+	return out
+}
+
+// luaCommands lists, sorted, the Redis commands named in src and in the
+// helpers it calls, transitively.
+func luaCommands(src string, helpers map[string]string) []string {
+	notCommands := map[string]bool{"COUNT": true, "REV": true, "WITHSCORES": true, "WRONGTYPE": true}
+	seen, cmds := map[string]bool{}, map[string]bool{}
+	var walk func(string)
+	walk = func(text string) {
+		for _, m := range luaCommand.FindAllStringSubmatch(permittedCall.ReplaceAllString(text, ""), -1) {
+			if !notCommands[m[1]] {
+				cmds[m[1]] = true
+			}
+		}
+		for _, m := range luaCall.FindAllStringSubmatch(text, -1) {
+			if h, ok := helpers[m[1]]; ok && !seen[m[1]] {
+				seen[m[1]] = true
+				walk(h)
+			}
+		}
+	}
+	walk(permittedCall.ReplaceAllString(src, ""))
+	out := make([]string, 0, len(cmds))
+	for c := range cmds {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestOperationsSendWhatTheTableSays runs every method of the operations
+// table, through each of its paths, on a client that records the commands
+// sent: a method sends no command its row leaves out (ACLRules would not
+// grant it), and every plain command a row lists is sent by some path.
+func TestOperationsSendWhatTheTableSays(t *testing.T) {
+	e := newEnv(t)
+	rec := newRecorder(e.client)
+	sends, listed := kuis.OperationSends(), kuis.OperationCommands()
+	stores := map[string]*kuis.Store{
+		"plain":          e.storeOn(rec),
+		"cached":         e.storeOn(rec, cacheMinute),
+		"by time":        e.storeOn(rec, kuis.WithTies(kuis.TiesByTime)),
+		"cached by time": e.storeOn(rec, kuis.WithTies(kuis.TiesByTime), cacheMinute),
+		"in parts":       e.tunedOn(rec, kuis.Tuning{RecapInParts: true, RepairStep: 1}),
+	}
+	sent := map[string]map[string]bool{}
+	run := func(method string, wantErr bool, call func(s *kuis.Store) error) {
+		t.Helper()
+		if _, ok := sends[method]; !ok {
+			t.Fatalf("%s is not in the operations table", method)
+		}
+		for name, s := range stores {
+			rec.start()
+			err := call(s)
+			got := rec.stop()
+			if (err != nil) != wantErr {
+				t.Errorf("%s (%s): %v; want an error: %v", method, name, err, wantErr)
+			}
+			if sent[method] == nil {
+				sent[method] = map[string]bool{}
+			}
+			for _, c := range got {
+				sent[method][c] = true
+				if !slices.Contains(sends[method], c) {
+					t.Errorf("%s (%s) sent %s, which its row of the operations table leaves out", method, name, c)
+				}
+			}
+		}
+	}
+	do := func(method string, call func(s *kuis.Store) error) { t.Helper(); run(method, false, call) }
+	id, _, _ := e.reference()
+	e.mustRaw("ZADD", e.keys(id).Board(), "20", "Eka") // a tie group across a page's start, and work for Repair
+	quiz := func(s *kuis.Store, id string) (*kuis.Board, *kuis.Meta) { return handles(t, s, id) }
+	do("Meta.Create", func(s *kuis.Store) error { _, m := quiz(s, quizID()); return m.Create(e.ctx, "Kuis", 3) })
+	do("Meta.Get", func(s *kuis.Store) error { _, m := quiz(s, id); _, err := m.Get(e.ctx); return err })
+	do("Meta.Status", func(s *kuis.Store) error { _, m := quiz(s, id); _, err := m.Status(e.ctx); return err })
+	do("Board.RecordAnswer", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.RecordAnswer(e.ctx, "Ali", 1); return err })
+	do("Board.RecordAnswers", func(s *kuis.Store) error {
+		b, _ := quiz(s, id)
+		_, err := b.RecordAnswers(e.ctx, []kuis.AnswerInput{{"Fajar", 1}, {"Fajar", 2}})
+		return err
+	})
+	do("Board.Standings", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Standings(e.ctx); return err })
+	do("Board.Page", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Page(e.ctx, 3, 2); return err })
+	do("Board.Around", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Around(e.ctx, "Dewi", 1); return err })
+	do("Board.Standing", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Standing(e.ctx, "Budi"); return err })
+	do("Board.Len", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Len(e.ctx); return err })
+	do("Store.Audit", func(s *kuis.Store) error { _, err := s.Audit(e.ctx, id); return err })
+	do("Store.Repair", func(s *kuis.Store) error {
+		e.mustRaw("ZADD", e.keys(id).Board(), "70", "Dewi")
+		_, err := s.Repair(e.ctx, id)
+		return err
+	})
+	do("Store.Quizzes", func(s *kuis.Store) error { _, err := s.Quizzes(e.ctx); return err })
+	do("Board.Events", func(s *kuis.Store) error { // a running quiz's feed, until the first event
+		ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+		defer cancel()
+		b, _ := quiz(s, id)
+		for _, err := range b.Events(ctx, "") {
+			return err
+		}
+		return nil
+	})
+	do("Board.Live", func(s *kuis.Store) error {
+		b, _ := quiz(s, id)
+		for _, err := range b.Live(e.ctx, 3, time.Minute) {
+			return err
+		}
+		return nil
+	})
+	do("Meta.Finish", func(s *kuis.Store) error { _, m := quiz(s, id); return m.Finish(e.ctx) })
+	do("Store.Recap", func(s *kuis.Store) error { _, err := s.Recap(e.ctx, id); return err })
+	do("Store.PurgeQuiz", func(s *kuis.Store) error {
+		done, _, _ := e.reference()
+		e.finish(done)
+		_, err := s.PurgeQuiz(e.ctx, done, func(context.Context, kuis.Recap) error { return nil })
+		return err
+	})
+	// A read in parts that fails leaves its connection as it found it.
+	broken, _, _ := e.reference()
+	e.mustRaw("XADD", e.keys(broken).Log(), "*", "peserta", "Ali", "soal", "nol", "skor", "10")
+	run("Store.Recap", true, func(s *kuis.Store) error { _, err := s.Recap(e.ctx, broken); return err })
+	e.finish(broken)
+	run("Store.PurgeQuiz", true, func(s *kuis.Store) error {
+		_, err := s.PurgeQuiz(e.ctx, broken, func(context.Context, kuis.Recap) error { return nil })
+		return err
+	})
+	do("Store.Purge", func(s *kuis.Store) error { _, err := s.Purge(e.ctx); return err })
+	for method, cmds := range listed {
+		for _, c := range cmds {
+			if !sent[method][c] && (c != "CLUSTER|NODES" || redistest.Cluster()) {
+				t.Errorf("%s never sent %s, which its row of the operations table lists", method, c)
+			}
+		}
+	}
+	if len(sent) != len(sends) {
+		t.Errorf("ran %d methods of the %d in the operations table", len(sent), len(sends))
+	}
+}
+
+// recorder is a client that records the name of every command sent between
+// start and stop ("CLUSTER|NODES" for a subcommand of CLUSTER), on
+// dedicated connections too.
+type recorder struct {
+	rueidis.Client
+	log *commandLog // shared with the recorders of its nodes
+}
+
+type commandLog struct {
+	mu   sync.Mutex
+	on   bool
+	seen []string
+}
+
+func newRecorder(c rueidis.Client) *recorder { return &recorder{Client: c, log: &commandLog{}} }
+
+func (r *recorder) start() { r.log.mu.Lock(); r.log.on, r.log.seen = true, nil; r.log.mu.Unlock() }
+
+func (r *recorder) stop() []string {
+	r.log.mu.Lock()
+	defer r.log.mu.Unlock()
+	r.log.on = false
+	return r.log.seen
+}
+
+func (r *recorder) note(args []string) {
+	name := strings.ToUpper(args[0])
+	if name == "CLUSTER" && len(args) > 1 {
+		name += "|" + strings.ToUpper(args[1])
+	}
+	r.log.mu.Lock()
+	if r.log.on {
+		r.log.seen = append(r.log.seen, name)
+	}
+	r.log.mu.Unlock()
+}
+
+func (r *recorder) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	r.note(cmd.Commands())
+	return r.Client.Do(ctx, cmd)
+}
+
+func (r *recorder) DoMulti(ctx context.Context, cmds ...rueidis.Completed) []rueidis.RedisResult {
+	for _, c := range cmds {
+		r.note(c.Commands())
+	}
+	return r.Client.DoMulti(ctx, cmds...)
+}
+
+func (r *recorder) DoMultiCache(ctx context.Context, cmds ...rueidis.CacheableTTL) []rueidis.RedisResult {
+	for _, c := range cmds {
+		r.note(c.Cmd.Commands())
+	}
+	return r.Client.DoMultiCache(ctx, cmds...)
+}
+
+func (r *recorder) DoCache(ctx context.Context, cmd rueidis.Cacheable, ttl time.Duration) rueidis.RedisResult {
+	r.note(cmd.Commands())
+	return r.Client.DoCache(ctx, cmd, ttl)
+}
+
+func (r *recorder) Nodes() map[string]rueidis.Client {
+	out := map[string]rueidis.Client{}
+	for addr, n := range r.Client.Nodes() {
+		out[addr] = &recorder{Client: n, log: r.log}
+	}
+	return out
+}
+
+func (r *recorder) Dedicated(fn func(rueidis.DedicatedClient) error) error {
+	return r.Client.Dedicated(func(d rueidis.DedicatedClient) error {
+		return fn(recordedConn{DedicatedClient: d, r: r})
+	})
+}
+
+type recordedConn struct {
+	rueidis.DedicatedClient
+	r *recorder
+}
+
+func (c recordedConn) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	c.r.note(cmd.Commands())
+	return c.DedicatedClient.Do(ctx, cmd)
+}
+
+func (c recordedConn) DoMulti(ctx context.Context, cmds ...rueidis.Completed) []rueidis.RedisResult {
+	for _, cmd := range cmds {
+		c.r.note(cmd.Commands())
+	}
+	return c.DedicatedClient.DoMulti(ctx, cmds...)
+}
