@@ -13,20 +13,19 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// Every example starts its own in-process miniredis through exampleClient, so
-// that it runs anywhere.
+// Every example starts its own in-process miniredis, so that it runs
+// anywhere. Against a real Redis, DisableCache is not needed, and on a Redis
+// Cluster ForceSingleClient must go.
 
-// exampleServer starts an in-process miniredis and connects rueidis to it;
-// done closes both. Against a real Redis 7 neither DisableCache nor
-// ForceSingleClient is needed. The examples that show times set miniredis's
-// clock (mr.SetTime), which its streams use for entry IDs, as Redis uses its
-// own clock: the answer log's times are then the same on every run.
-func exampleServer() (mr *miniredis.Miniredis, client rueidis.Client, done func()) {
+// New validates the client and the options once; the Store then hands out
+// the teacher's handle (Meta) and the quiz application's (Board) of a quiz.
+func ExampleNew() {
 	mr, err := miniredis.Run()
 	if err != nil {
 		log.Fatal(err)
 	}
-	client, err = rueidis.NewClient(rueidis.ClientOption{
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
 		InitAddress:       []string{mr.Addr()},
 		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
 		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
@@ -34,62 +33,7 @@ func exampleServer() (mr *miniredis.Miniredis, client rueidis.Client, done func(
 	if err != nil {
 		log.Fatal(err)
 	}
-	return mr, client, func() { client.Close(); mr.Close() }
-}
-
-// exampleClient is exampleServer for the examples that do not set the clock.
-func exampleClient() (client rueidis.Client, done func()) {
-	_, client, done = exampleServer()
-	return client, done
-}
-
-// exampleStore is exampleClient with a Store of the default options.
-func exampleStore() (store *kuis.Store, client rueidis.Client, done func()) {
-	client, done = exampleClient()
-	store, err := kuis.New(client)
-	if err != nil {
-		log.Fatal(err)
-	}
-	return store, client, done
-}
-
-// referenceQuiz replays the writes of the contract's reference session
-// (referenceRounds, helpers_test.go), as ExampleBoard_RecordAnswer does, and
-// returns the quiz's handles. Board: Citra 30, Ali 30, Budi 20, Dewi 10.
-func referenceQuiz(ctx context.Context, store *kuis.Store) (*kuis.Meta, *kuis.Board) {
-	return referenceQuizAt(ctx, store, func() {})
-}
-
-// referenceQuizAt is referenceQuiz with tick called before each answer, to
-// move miniredis's clock on.
-func referenceQuizAt(ctx context.Context, store *kuis.Store, tick func()) (*kuis.Meta, *kuis.Board) {
-	meta, err := store.Meta("kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
-		log.Fatal(err)
-	}
-	board, err := store.Board("kuis-01")
-	if err != nil {
-		log.Fatal(err)
-	}
-	for q, round := range referenceRounds {
-		for _, name := range round {
-			tick()
-			if _, err := board.RecordAnswer(ctx, name, q+1); err != nil {
-				log.Fatal(err)
-			}
-		}
-	}
-	return meta, board
-}
-
-// New validates the client and the options once; the Store then hands out
-// the teacher's handle (Meta) and the quiz application's (Board) of a quiz.
-func ExampleNew() {
-	client, done := exampleClient()
-	defer done()
+	defer client.Close()
 	ctx := context.Background()
 
 	store, err := kuis.New(client)
@@ -125,10 +69,26 @@ func ExampleNew() {
 // question) pair once, so a double tap or a retry after a timeout adds
 // nothing, even once the quiz is finished.
 func ExampleBoard_RecordAnswer() {
-	store, _, done := exampleStore()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
 	meta, err := store.Meta("kuis-01")
 	if err != nil {
 		log.Fatal(err)
@@ -182,10 +142,26 @@ func ExampleBoard_RecordAnswer() {
 // RecordAnswers sends a batch in one round trip; each entry carries its own
 // result, and a refused entry never hides the others.
 func ExampleBoard_RecordAnswers() {
-	store, _, done := exampleStore()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
 	meta, err := store.Meta("kuis-01")
 	if err != nil {
 		log.Fatal(err)
@@ -225,11 +201,46 @@ func ExampleBoard_RecordAnswers() {
 // Standing is one student's screen: Rank follows Redis's tie order (Citra
 // before Ali), CompetitionRank lets equal scores share a rank ("1224").
 func ExampleBoard_Standing() {
-	store, _, done := exampleStore()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
-	_, board := referenceQuiz(ctx, store) // Citra 30, Ali 30, Budi 20, Dewi 10
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	meta, err := store.Meta("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
+		log.Fatal(err)
+	}
+	board, err := store.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The contract's reference session: question r answered in round r.
+	// Board: Citra 30, Ali 30, Budi 20, Dewi 10.
+	for q, round := range [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}} {
+		for _, name := range round {
+			if _, err := board.RecordAnswer(ctx, name, q+1); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 
 	for _, name := range []string{"Citra", "Ali", "Budi", "Dewi"} {
 		s, err := board.Standing(ctx, name)
@@ -238,7 +249,7 @@ func ExampleBoard_Standing() {
 		}
 		fmt.Printf("%-5s rank %d, competition rank %d, score %d\n", s.Participant, s.Rank, s.CompetitionRank, s.Score)
 	}
-	_, err := board.Standing(ctx, "Eko")
+	_, err = board.Standing(ctx, "Eko")
 	fmt.Println(err)
 	// Output:
 	// Citra rank 1, competition rank 1, score 30
@@ -251,11 +262,46 @@ func ExampleBoard_Standing() {
 // Page reads one screen of the board with global ranks. A page that starts
 // inside a group of equal scores still gives the group's competition rank.
 func ExampleBoard_Page() {
-	store, _, done := exampleStore()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
-	_, board := referenceQuiz(ctx, store) // Citra 30, Ali 30, Budi 20, Dewi 10
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	meta, err := store.Meta("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
+		log.Fatal(err)
+	}
+	board, err := store.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The contract's reference session: question r answered in round r.
+	// Board: Citra 30, Ali 30, Budi 20, Dewi 10.
+	for q, round := range [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}} {
+		for _, name := range round {
+			if _, err := board.RecordAnswer(ctx, name, q+1); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 
 	page, err := board.Page(ctx, 1, 2) // the second and third places
 	if err != nil {
@@ -272,11 +318,45 @@ func ExampleBoard_Page() {
 // A recap is one consistent snapshot of meta and board, for the teacher to
 // keep before the keys are deleted.
 func ExampleStore_Recap() {
-	store, _, done := exampleStore()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
-	meta, _ := referenceQuiz(ctx, store) // Citra 30, Ali 30, Budi 20, Dewi 10
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	meta, err := store.Meta("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
+		log.Fatal(err)
+	}
+	board, err := store.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The contract's reference session: question r answered in round r.
+	for q, round := range [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}} {
+		for _, name := range round {
+			if _, err := board.RecordAnswer(ctx, name, q+1); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 	if err := meta.Finish(ctx); err != nil {
 		log.Fatal(err)
 	}
@@ -300,11 +380,45 @@ func ExampleStore_Recap() {
 // PurgeQuiz deletes a finished quiz only after archive has kept its recap:
 // all five keys of a quiz with answers (meta, board, answers, log, order).
 func ExampleStore_PurgeQuiz() {
-	store, _, done := exampleStore()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
-	meta, _ := referenceQuiz(ctx, store)
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	meta, err := store.Meta("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
+		log.Fatal(err)
+	}
+	board, err := store.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The contract's reference session: question r answered in round r.
+	for q, round := range [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}} {
+		for _, name := range round {
+			if _, err := board.RecordAnswer(ctx, name, q+1); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 
 	// A real archive writes to a file, a database or object storage; if it
 	// returns an error, nothing is deleted.
@@ -314,7 +428,7 @@ func ExampleStore_PurgeQuiz() {
 		return nil
 	}
 
-	_, err := store.PurgeQuiz(ctx, "kuis-01", archive)
+	_, err = store.PurgeQuiz(ctx, "kuis-01", archive)
 	fmt.Println("while running:", errors.Is(err, kuis.ErrQuizRunning), len(archived), "archived")
 
 	if err := meta.Finish(ctx); err != nil {
@@ -340,11 +454,45 @@ func ExampleStore_PurgeQuiz() {
 // quiz written through the library; a violation for a TTL set by hand, and
 // for points given outside RecordAnswer.
 func ExampleStore_Audit() {
-	store, client, done := exampleStore()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
-	referenceQuiz(ctx, store)
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	meta, err := store.Meta("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
+		log.Fatal(err)
+	}
+	board, err := store.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The contract's reference session: question r answered in round r.
+	for q, round := range [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}} {
+		for _, name := range round {
+			if _, err := board.RecordAnswer(ctx, name, q+1); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 	violations, err := store.Audit(ctx, "kuis-01")
 	if err != nil {
 		log.Fatal(err)
@@ -380,14 +528,30 @@ func ExampleStore_Audit() {
 // Every error wraps one sentinel (test with errors.Is) and is one line that
 // names the quiz and the participant, never a Redis key but for ErrCorrupt.
 func Example_errors() {
-	store, client, done := exampleStore()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
-	_, err := kuis.New(nil)
+	_, err = kuis.New(nil)
 	fmt.Println(errors.Is(err, kuis.ErrNoClient), err)
 	_, err = kuis.New(client, kuis.WithNamespace("kuis:*"))
 	fmt.Println(errors.Is(err, kuis.ErrInvalidNamespace), err)
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
 	_, err = store.Board("kuis 01")
 	fmt.Println(errors.Is(err, kuis.ErrInvalidQuizID), err)
 
@@ -398,8 +562,18 @@ func Example_errors() {
 	_, err = board.Standings(ctx) // every read checks that the quiz exists
 	fmt.Println(errors.Is(err, kuis.ErrQuizNotFound), err)
 
-	meta, board := referenceQuiz(ctx, store)
+	meta, err := store.Meta("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
+		log.Fatal(err)
+	}
 	if err := meta.Finish(ctx); err != nil {
+		log.Fatal(err)
+	}
+	board, err = store.Board("kuis-01")
+	if err != nil {
 		log.Fatal(err)
 	}
 	_, err = board.RecordAnswer(ctx, "Fay", 1)
@@ -419,16 +593,52 @@ func Example_errors() {
 // client. miniredis has no tracking and this client sets DisableCache, so
 // here the cached reads simply go to the server.
 func ExampleWithClientCache() {
-	store, client, done := exampleStore()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
+
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	meta, err := store.Meta("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
+		log.Fatal(err)
+	}
+	board, err := store.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The contract's reference session: question r answered in round r,
+	// written through the uncached Store.
+	for q, round := range [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}} {
+		for _, name := range round {
+			if _, err := board.RecordAnswer(ctx, name, q+1); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 
 	screens, err := kuis.New(client, kuis.WithClientCache(time.Second))
 	if err != nil {
 		log.Fatal(err)
 	}
-	referenceQuiz(ctx, store) // written through the uncached Store
-	board, err := screens.Board("kuis-01")
+	board, err = screens.Board("kuis-01")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -511,17 +721,6 @@ func ExampleACLRules() {
 	// (~kuis:papan:* ~kuis:jawaban:* ~kuis:catatan:* ~kuis:urutan:* ~kuis:meta:* +evalsha +eval +evalsha_ro +eval_ro)
 }
 
-// answerClock returns a tick for referenceQuizAt that sets miniredis's clock
-// one second on from the minute the quiz starts, so that every answer has a
-// time of its own, the same on every run.
-func answerClock(mr *miniredis.Miniredis) func() {
-	clock := time.Date(2026, 11, 30, 9, 15, 0, 125e6, time.UTC)
-	return func() {
-		clock = clock.Add(time.Second)
-		mr.SetTime(clock)
-	}
-}
-
 // WithTies(TiesByTime) puts first, among equal scores, the participant whose
 // latest counted answer came first by the Redis server's clock; the default,
 // TiesByName, keeps Redis's order (reverse byte order of names). Two Stores
@@ -529,8 +728,20 @@ func answerClock(mr *miniredis.Miniredis) func() {
 // played one answer a second: in round 3 Ali reached 30 points before Citra.
 // A repeated answer writes nothing, so it moves nobody.
 func ExampleWithTies() {
-	mr, client, done := exampleServer()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
 	byName, err := kuis.New(client) // TiesByName, the default
@@ -541,8 +752,29 @@ func ExampleWithTies() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	tick := answerClock(mr)
-	referenceQuizAt(ctx, byName, tick)
+	meta, err := byName.Meta("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
+		log.Fatal(err)
+	}
+	board, err := byName.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The contract's reference session, question r answered in round r, one
+	// answer a second by miniredis's clock, which its stream IDs follow.
+	clock := time.Date(2026, 11, 30, 9, 15, 0, 125e6, time.UTC)
+	for q, round := range [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}} {
+		for _, name := range round {
+			clock = clock.Add(time.Second)
+			mr.SetTime(clock)
+			if _, err := board.RecordAnswer(ctx, name, q+1); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 
 	for _, store := range []*kuis.Store{byName, byTime} {
 		board, err := store.Board("kuis-01")
@@ -556,11 +788,12 @@ func ExampleWithTies() {
 		fmt.Println(standings)
 	}
 
-	board, err := byTime.Board("kuis-01")
+	board, err = byTime.Board("kuis-01")
 	if err != nil {
 		log.Fatal(err)
 	}
-	tick()
+	clock = clock.Add(time.Second)
+	mr.SetTime(clock)
 	again, err := board.RecordAnswer(ctx, "Citra", 3) // a retry, a second later
 	if err != nil {
 		log.Fatal(err)
@@ -580,10 +813,26 @@ func ExampleWithTies() {
 // it correctly: the lowest count is the hardest question. Recap.Answers lists
 // every counted answer in the order counted.
 func ExampleRecap_questions() {
-	store, _, done := exampleStore()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
 	meta, err := store.Meta("ipa-02")
 	if err != nil {
 		log.Fatal(err)
@@ -637,15 +886,49 @@ func ExampleRecap_questions() {
 // Redis server's time of counting, in UTC to the millisecond (here miniredis's
 // clock, set one second on before each answer of the reference session).
 func ExampleRecap_WriteAnswersCSV() {
-	mr, client, done := exampleServer()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
 	store, err := kuis.New(client)
 	if err != nil {
 		log.Fatal(err)
 	}
-	referenceQuizAt(ctx, store, answerClock(mr))
+	meta, err := store.Meta("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
+		log.Fatal(err)
+	}
+	board, err := store.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The contract's reference session, question r answered in round r, one
+	// answer a second by miniredis's clock, which its stream IDs follow.
+	clock := time.Date(2026, 11, 30, 9, 15, 0, 125e6, time.UTC)
+	for q, round := range [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}} {
+		for _, name := range round {
+			clock = clock.Add(time.Second)
+			mr.SetTime(clock)
+			if _, err := board.RecordAnswer(ctx, name, q+1); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 	recap, err := store.Recap(ctx, "kuis-01")
 	if err != nil {
 		log.Fatal(err)
@@ -672,11 +955,46 @@ func ExampleRecap_WriteAnswersCSV() {
 // right too. It reports what it changed, in participant order, and an empty
 // slice when nothing needs it.
 func ExampleStore_Repair() {
-	store, client, done := exampleStore()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx := context.Background()
 
-	_, board := referenceQuiz(ctx, store) // Citra 30, Ali 30, Budi 20, Dewi 10
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	meta, err := store.Meta("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
+		log.Fatal(err)
+	}
+	board, err := store.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The contract's reference session: question r answered in round r.
+	// Board: Citra 30, Ali 30, Budi 20, Dewi 10.
+	for q, round := range [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}} {
+		for _, name := range round {
+			if _, err := board.RecordAnswer(ctx, name, q+1); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 	keys, err := store.Keys("kuis-01")
 	if err != nil {
 		log.Fatal(err)
@@ -733,15 +1051,50 @@ func ExampleStore_Repair() {
 // after the fourth answer. The IDs are the server's times (miniredis's clock,
 // set here, one answer a second).
 func ExampleBoard_Events() {
-	mr, client, done := exampleServer()
-	defer done()
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+
 	store, err := kuis.New(client)
 	if err != nil {
 		log.Fatal(err)
 	}
-	meta, board := referenceQuizAt(ctx, store, answerClock(mr))
+	meta, err := store.Meta("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
+		log.Fatal(err)
+	}
+	board, err := store.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The contract's reference session, question r answered in round r, one
+	// answer a second by miniredis's clock, which its stream IDs follow.
+	clock := time.Date(2026, 11, 30, 9, 15, 0, 125e6, time.UTC)
+	for q, round := range [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}} {
+		for _, name := range round {
+			clock = clock.Add(time.Second)
+			mr.SetTime(clock)
+			if _, err := board.RecordAnswer(ctx, name, q+1); err != nil {
+				log.Fatal(err)
+			}
+		}
+	}
 	if err := meta.Finish(ctx); err != nil {
 		log.Fatal(err)
 	}

@@ -20,7 +20,6 @@ func (r *runner) all(cfg config) (Result, map[string]string, error) {
 		"record_answer_64_quizzes": fmt.Sprintf("the same, 64 goroutines over %d quizzes", spreadQuizzes),
 		"record_answer_64_p99_us":  "record_answer_64's p99 call latency",
 		"raw_zincrby_64_p99_us":    "raw_zincrby_64's p99 call latency",
-		"rev2_record_answer_64":    "revision 2's RecordAnswer script (no answer log, no order set), 64 goroutines",
 		"goredis_script_64":        "go-redis v9 running RecordAnswer's script (EVALSHA), 64 goroutines",
 		"goredis_naive_64":         "go-redis v9: HGET status, SADD pair, ZINCRBY if new (3 round trips), 64 goroutines",
 		"record_answer_1":          "Board.RecordAnswer, 1 goroutine, same client after the 64",
@@ -43,16 +42,10 @@ func (r *runner) all(cfg config) (Result, map[string]string, error) {
 	if err != nil {
 		return res, labels, err
 	}
-	for _, id := range []string{"goredis", "rev2"} {
-		if _, err := r.quiz(id, answerQuestions); err != nil {
-			return res, labels, err
-		}
-	}
-	gr, err := r.store.Keys("goredis")
-	if err != nil {
+	if _, err := r.quiz("goredis", answerQuestions); err != nil {
 		return res, labels, err
 	}
-	k2, err := r.store.Keys("rev2")
+	gr, err := r.store.Keys("goredis")
 	if err != nil {
 		return res, labels, err
 	}
@@ -69,12 +62,12 @@ func (r *runner) all(cfg config) (Result, map[string]string, error) {
 		return res, labels, err
 	}
 	raw, record := r.rawZincrby(r.client, 64).timedCalls(), r.recordAnswer(rec, 64).timedCalls()
-	ops, err := r.compare(raw, record, r.recordAnswerQuizzes(spread, 64), r.rev2Answer(k2, 64),
+	ops, err := r.compare(raw, record, r.recordAnswerQuizzes(spread, 64),
 		r.goredisScript(rdb, gr, 64), r.goredisNaive(rdb, gr, 64))
 	if err != nil {
 		return res, labels, err
 	}
-	res.RawZincrby64, res.RecordAnswer64, res.RecordAnswer64Quizzes, res.Rev2RecordAnswer64, res.GoredisScript64, res.GoredisNaive64 = ops[0], ops[1], ops[2], ops[3], ops[4], ops[5]
+	res.RawZincrby64, res.RecordAnswer64, res.RecordAnswer64Quizzes, res.GoredisScript64, res.GoredisNaive64 = ops[0], ops[1], ops[2], ops[3], ops[4]
 	res.RawZincrby64P99us, res.RecordAnswer64P99us = raw.lat.percentileUs(99), record.lat.percentileUs(99)
 
 	if ops, err = r.compare(r.recordAnswer(rec, 1), r.goredisScript(rdb, gr, 1)); err != nil {

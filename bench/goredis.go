@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/kuisboard/kuis"
-	"github.com/kuisboard/kuis/internal/script"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -51,12 +50,12 @@ func (r *runner) goredisNaive(rdb *redis.Client, k kuis.Keys, workers int) workl
 
 // recordScript is RecordAnswer's own Lua, byte for byte, for go-redis to run:
 // the comparison is of clients and code paths, not of scripts.
-var recordScript = redis.NewScript(script.RecordAnswerSource)
+var recordScript = redis.NewScript(recordSource)
 
 // goredisRecord runs RecordAnswer's script once through go-redis (EVALSHA,
 // EVAL on NOSCRIPT) for one answer and decodes its reply, {{score, duplicate}}.
 func goredisRecord(ctx context.Context, rdb *redis.Client, k kuis.Keys, participant string, question int) error {
-	reply, err := recordScript.Run(ctx, rdb, rev3Keys(k), participant, strconv.Itoa(question)).Slice()
+	reply, err := recordScript.Run(ctx, rdb, recordKeys(k), participant, strconv.Itoa(question)).Slice()
 	if err != nil {
 		return err
 	}

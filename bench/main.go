@@ -36,9 +36,11 @@ type config struct {
 	bigMembers    int
 	purgeKeys     int
 	sweep         bool
-	// -rev3: the cost of revision 3 of the contract only.
-	rev3                          bool
-	rev3Answers                   int
+	// -cpu: the server's CPU per counted answer only.
+	cpu        bool
+	cpuAnswers int
+	// -memory: the server's memory per counted answer only.
+	memory                        bool
 	memParticipants, memQuestions int
 	// -pinger: the second process of pingWhile.
 	pinger bool
@@ -62,10 +64,11 @@ func parseFlags() config {
 	flag.IntVar(&c.bigMembers, "big", 1_000_000, "members of the big board (the _1m workloads)")
 	flag.IntVar(&c.purgeKeys, "purge-keys", 1_000_000, "keys Purge deletes (purge_1m_s)")
 	flag.BoolVar(&c.sweep, "sweep", false, "only compare rueidis client options for 1 and 64 goroutines")
-	flag.BoolVar(&c.rev3, "rev3", false, "only measure revision 3's cost against revision 2's record script")
-	flag.IntVar(&c.rev3Answers, "rev3-answers", 300_000, "-rev3: answers per record script for the server cost")
-	flag.IntVar(&c.memParticipants, "mem-participants", 10_000, "-rev3: participants of the memory quiz (0 skips it)")
-	flag.IntVar(&c.memQuestions, "mem-questions", 100, "-rev3: questions of the memory quiz, each answered by every participant")
+	flag.BoolVar(&c.cpu, "cpu", false, "only measure the server's CPU per counted answer of the record script, in runs of 1 and of many answers")
+	flag.IntVar(&c.cpuAnswers, "cpu-answers", 300_000, "-cpu: answers per variant")
+	flag.BoolVar(&c.memory, "memory", false, "only measure the server's memory per counted answer")
+	flag.IntVar(&c.memParticipants, "mem-participants", 10_000, "-memory: participants of the quiz")
+	flag.IntVar(&c.memQuestions, "mem-questions", 100, "-memory: questions of the quiz, each answered by every participant")
 	flag.BoolVar(&c.pinger, "pinger", false, "internal: PING -addr every millisecond until stdin closes (see pingWhile)")
 	flag.BoolVar(&c.stalls, "stalls", false, "only measure Repair, Audit, Recap and PurgeQuiz on a quiz of -big participants")
 	flag.IntVar(&c.repairTampered, "repair-tampered", 10_000, "-stalls: scores tampered with before Repair")
@@ -111,8 +114,11 @@ func run() error {
 	if cfg.sweep {
 		return r.sweep(os.Stdout)
 	}
-	if cfg.rev3 {
-		return r.rev3(os.Stdout, cfg)
+	if cfg.cpu {
+		return r.cpu(os.Stdout, cfg.cpuAnswers)
+	}
+	if cfg.memory {
+		return r.memory(os.Stdout, cfg.memParticipants, cfg.memQuestions)
 	}
 	if cfg.stalls {
 		return r.stalls(os.Stdout, cfg)

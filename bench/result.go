@@ -20,7 +20,6 @@ type Result struct {
 	RecordAnswer64Quizzes float64 `json:"record_answer_64_quizzes"`
 	RecordAnswer64P99us   float64 `json:"record_answer_64_p99_us"`
 	RawZincrby64P99us     float64 `json:"raw_zincrby_64_p99_us"`
-	Rev2RecordAnswer64    float64 `json:"rev2_record_answer_64"`
 	GoredisNaive64        float64 `json:"goredis_naive_64"`
 	GoredisScript64       float64 `json:"goredis_script_64"`
 	GoredisScript1        float64 `json:"goredis_script_1"`
@@ -53,7 +52,6 @@ type Ratios struct {
 	BatchVsLimit float64 `json:"record_batch/limit_ops"`
 	CacheGain    float64 `json:"standings_cached_64/standings_uncached_64"`
 	Growth       float64 `json:"standing_1m_p50_us/standing_1k_p50_us"`
-	Rev3Cost     float64 `json:"record_answer_64/rev2_record_answer_64"`
 	TimeGrowth   float64 `json:"standing_time_1m_p50_us/standing_time_1k_p50_us"`
 }
 
@@ -85,7 +83,6 @@ func (r *Result) computeRatios() {
 		BatchVsLimit: ratio(r.RecordBatch, r.LimitOps),
 		CacheGain:    ratio(r.StandingsCached64, r.StandingsUncached64),
 		Growth:       ratio(r.Standing1mP50us, r.Standing1kP50us),
-		Rev3Cost:     ratio(r.RecordAnswer64, r.Rev2RecordAnswer64),
 		TimeGrowth:   ratio(r.StandingTime1mP50us, r.StandingTime1kP50us),
 	}
 }
@@ -99,9 +96,7 @@ func (r *Result) computeRatios() {
 // and no run of the record script hold the server for a millisecond; the
 // cache should spare the server nearly every read; a point read is
 // O(log N), so a thousand times the members may cost little more, in either
-// tie order; revision 3's answer log and order set may cost RecordAnswer at
-// most 15 % of revision 2's throughput; and Purge must never stall other
-// clients.
+// tie order; and Purge must never stall other clients.
 func (r *Result) targets() []target {
 	return []target{
 		{"record_answer_64 / raw_zincrby_64", r.Ratios.GateCost, true, 1},
@@ -115,7 +110,6 @@ func (r *Result) targets() []target {
 		{"standings_cached_64 / standings_uncached_64", r.Ratios.CacheGain, true, 10},
 		{"standing_1m_p50_us / standing_1k_p50_us", r.Ratios.Growth, false, 3},
 		{"standing_time_1m_p50_us / standing_time_1k_p50_us", r.Ratios.TimeGrowth, false, 3},
-		{"record_answer_64 / rev2_record_answer_64", r.Ratios.Rev3Cost, true, 0.85},
 		{"purge_max_ping_ms", r.PurgeMaxPingMs, false, 20},
 	}
 }
@@ -133,7 +127,7 @@ func round(x float64, digits int) float64 {
 	return math.Round(x*p) / p
 }
 
-// writeJSON writes r (a Result or a Rev3) as one line of JSON.
+// writeJSON writes r (a Result, a CPU, a Memory, ...) as one line of JSON.
 func writeJSON(w io.Writer, r any) error {
 	b, err := json.Marshal(r)
 	if err != nil {
@@ -157,7 +151,6 @@ func writeTable(w io.Writer, r Result, labels map[string]string) {
 		{"record_answer_64_quizzes", r.RecordAnswer64Quizzes, "ops/s"},
 		{"record_answer_64_p99_us", r.RecordAnswer64P99us, "µs"},
 		{"raw_zincrby_64_p99_us", r.RawZincrby64P99us, "µs"},
-		{"rev2_record_answer_64", r.Rev2RecordAnswer64, "ops/s"},
 		{"goredis_naive_64", r.GoredisNaive64, "ops/s"},
 		{"goredis_script_64", r.GoredisScript64, "ops/s"},
 		{"goredis_script_1", r.GoredisScript1, "ops/s"},

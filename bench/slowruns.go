@@ -1,19 +1,9 @@
 package main
 
 import (
-	"crypto/sha1"
-	"encoding/hex"
 	"errors"
 	"strconv"
-
-	"github.com/kuisboard/kuis/internal/script"
 )
-
-// recordSHA names the record script in SLOWLOG entries (EVALSHA <sha> ...).
-var recordSHA = func() string {
-	sum := sha1.Sum([]byte(script.RecordAnswerSource))
-	return hex.EncodeToString(sum[:])
-}()
 
 // slowRuns has the server log every command slower than floorUs from now on
 // (SLOWLOG cleared, room for 100,000 entries) and returns a function that

@@ -44,8 +44,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/kuisboard/kuis"
-	"github.com/kuisboard/kuis/internal/redistest"
+	"github.com/redis/rueidis"
 )
 
 const (
@@ -93,14 +94,14 @@ func lesson(seed uint64, keep bool) error {
 // run tells the whole story on out and returns an error if any step fails or
 // the final invariant does not hold. The recap's JSON archive goes to dir.
 func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
-	client, closeClient, err := redistest.Open()
+	client, done, err := connect()
 	if err != nil {
 		return err
 	}
-	defer closeClient()
+	defer done()
 
 	// The students' screens break ties by time: who got there first.
-	store, err := kuis.New(client, append(options(), kuis.WithTies(kuis.TiesByTime))...)
+	store, err := kuis.New(client, append(options(client), kuis.WithTies(kuis.TiesByTime))...)
 	if err != nil {
 		return err
 	}
@@ -207,16 +208,46 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 	return errors.Join(checkInvariant(out, recap, plans, tally), checkRecap(out, recap, plans))
 }
 
+// connect opens a client of REDIS_CLUSTER_ADDRS (a Redis Cluster, its nodes
+// comma-separated), else of REDIS_ADDR (a standalone Redis), else of an
+// in-process miniredis; done closes what connect opened.
+func connect() (client rueidis.Client, done func(), err error) {
+	var opt rueidis.ClientOption
+	stop := func() {}
+	switch nodes, addr := os.Getenv("REDIS_CLUSTER_ADDRS"), os.Getenv("REDIS_ADDR"); {
+	case nodes != "":
+		opt = rueidis.ClientOption{InitAddress: strings.Split(nodes, ",")}
+	case addr != "":
+		// A standalone server: rueidis need not ask it for cluster slots.
+		opt = rueidis.ClientOption{InitAddress: []string{addr}, ForceSingleClient: true}
+	default:
+		m, err := miniredis.Run()
+		if err != nil {
+			return nil, nil, err
+		}
+		stop = m.Close
+		opt = rueidis.ClientOption{
+			InitAddress:       []string{m.Addr()},
+			DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+			ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+		}
+	}
+	if client, err = rueidis.NewClient(opt); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return client, func() { client.Close(); stop() }, nil
+}
+
 // options gives the run a namespace of its own on a real server, so it never
 // touches anyone's kuis:* keys, and hash tags on a cluster, where a quiz's
 // keys must share a slot.
-func options() []kuis.Option {
-	ns := kuis.DefaultNamespace
-	if redistest.Real() {
-		ns = fmt.Sprintf("kuis-classroom-%d", os.Getpid())
+func options(client rueidis.Client) []kuis.Option {
+	var opts []kuis.Option
+	if os.Getenv("REDIS_ADDR") != "" || os.Getenv("REDIS_CLUSTER_ADDRS") != "" {
+		opts = append(opts, kuis.WithNamespace(fmt.Sprintf("kuis-classroom-%d", os.Getpid())))
 	}
-	opts := []kuis.Option{kuis.WithNamespace(ns)}
-	if redistest.Cluster() {
+	if client.Mode() == rueidis.ClientModeCluster {
 		opts = append(opts, kuis.WithHashTag())
 	}
 	return opts

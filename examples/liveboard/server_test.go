@@ -3,16 +3,19 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis"
-	"github.com/kuisboard/kuis/internal/redistest"
+	"github.com/redis/rueidis"
 )
 
 // sseEvent is one Server-Sent Event as a browser's EventSource sees it.
@@ -47,14 +50,39 @@ func readSSE(t *testing.T, resp *http.Response, stop func(sseEvent) bool) []sseE
 	return out
 }
 
-// testServer serves a new quiz of the reference session's first two rounds.
+// testClient is a client of REDIS_CLUSTER_ADDRS (a Redis Cluster, its nodes
+// comma-separated), else of REDIS_ADDR (a standalone Redis), else of an
+// in-process miniredis, closed at cleanup.
+func testClient(t *testing.T) rueidis.Client {
+	t.Helper()
+	var opt rueidis.ClientOption
+	switch nodes, addr := os.Getenv("REDIS_CLUSTER_ADDRS"), os.Getenv("REDIS_ADDR"); {
+	case nodes != "":
+		opt = rueidis.ClientOption{InitAddress: strings.Split(nodes, ",")}
+	case addr != "":
+		opt = rueidis.ClientOption{InitAddress: []string{addr}, ForceSingleClient: true}
+	default:
+		// miniredis has no CLIENT TRACKING and fakes a one-node cluster.
+		opt = rueidis.ClientOption{InitAddress: []string{miniredis.RunT(t).Addr()}, DisableCache: true, ForceSingleClient: true}
+	}
+	client, err := rueidis.NewClient(opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close) // before miniredis stops: cleanups run last first
+	return client
+}
+
+// testServer serves a new quiz of the reference session's first two rounds,
+// in a namespace of the test's own.
 func testServer(t *testing.T) (*httptest.Server, *kuis.Meta, *kuis.Board) {
 	t.Helper()
-	opts := []kuis.Option{kuis.WithNamespace(redistest.Namespace(t))}
-	if redistest.Cluster() {
+	client := testClient(t)
+	opts := []kuis.Option{kuis.WithNamespace("live" + rand.Text())}
+	if client.Mode() == rueidis.ClientModeCluster {
 		opts = append(opts, kuis.WithHashTag())
 	}
-	store, err := kuis.New(redistest.Client(t), opts...)
+	store, err := kuis.New(client, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,9 @@ import (
 	"os"
 	"strings"
 
+	"github.com/alicebob/miniredis/v2"
 	"github.com/kuisboard/kuis"
-	"github.com/kuisboard/kuis/internal/redistest"
+	"github.com/redis/rueidis"
 )
 
 func main() {
@@ -25,16 +26,19 @@ func main() {
 }
 
 func run(ctx context.Context) error {
-	client, closeClient, err := redistest.Open()
+	client, done, err := connect()
 	if err != nil {
 		return err
 	}
-	defer closeClient()
+	defer done()
 
-	// The contract's keys are kuis:*; a shared server gets a namespace of its own.
-	opts := []kuis.Option{kuis.WithNamespace(namespace())}
-	if redistest.Cluster() {
-		opts = append(opts, kuis.WithHashTag())
+	// The contract's keys are kuis:*; a shared server gets a namespace of this run's own.
+	var opts []kuis.Option
+	if os.Getenv("REDIS_ADDR") != "" || os.Getenv("REDIS_CLUSTER_ADDRS") != "" {
+		opts = append(opts, kuis.WithNamespace(fmt.Sprintf("kuis-session-%d", os.Getpid())))
+	}
+	if client.Mode() == rueidis.ClientModeCluster {
+		opts = append(opts, kuis.WithHashTag()) // a quiz's keys must share a slot
 	}
 	store, err := kuis.New(client, opts...)
 	if err != nil {
@@ -156,11 +160,33 @@ func run(ctx context.Context) error {
 	return nil
 }
 
-// namespace is "kuis" on the in-process server and a namespace of this run on
-// a real one.
-func namespace() string {
-	if redistest.Real() {
-		return fmt.Sprintf("kuis-session-%d", os.Getpid())
+// connect opens a client of REDIS_CLUSTER_ADDRS (a Redis Cluster, its nodes
+// comma-separated), else of REDIS_ADDR (a standalone Redis), else of an
+// in-process miniredis; done closes what connect opened.
+func connect() (client rueidis.Client, done func(), err error) {
+	var opt rueidis.ClientOption
+	stop := func() {}
+	switch nodes, addr := os.Getenv("REDIS_CLUSTER_ADDRS"), os.Getenv("REDIS_ADDR"); {
+	case nodes != "":
+		opt = rueidis.ClientOption{InitAddress: strings.Split(nodes, ",")}
+	case addr != "":
+		// A standalone server: rueidis need not ask it for cluster slots.
+		opt = rueidis.ClientOption{InitAddress: []string{addr}, ForceSingleClient: true}
+	default:
+		m, err := miniredis.Run()
+		if err != nil {
+			return nil, nil, err
+		}
+		stop = m.Close
+		opt = rueidis.ClientOption{
+			InitAddress:       []string{m.Addr()},
+			DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+			ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+		}
 	}
-	return kuis.DefaultNamespace
+	if client, err = rueidis.NewClient(opt); err != nil {
+		stop()
+		return nil, nil, err
+	}
+	return client, func() { client.Close(); stop() }, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -25,27 +24,29 @@ func TestParseInfoAndCommandstats(t *testing.T) {
 
 func TestServerCostPerAnswer(t *testing.T) {
 	var c serverCost
-	c.add(serverCost{answers: 1000, calls: 1000, usec: 9000, cpuSec: 0.012})
-	c.add(serverCost{answers: 1000, calls: 1000, usec: 11000, cpuSec: 0.014})
-	if got, want := c.usecPerCall(), 10.0; got != want {
-		t.Errorf("usecPerCall = %v, want %v", got, want)
-	}
-	if got, want := c.cpuPerAnswer(), 13.0; got != want {
-		t.Errorf("cpuPerAnswer = %v, want %v", got, want)
+	c.add(serverCost{answers: 32000, calls: 1000, usec: 200000, cpuSec: 0.24})
+	c.add(serverCost{answers: 32000, calls: 1000, usec: 240000, cpuSec: 0.24})
+	for _, tt := range []struct {
+		name      string
+		got, want float64
+	}{
+		{"answersPerRun", c.answersPerRun(), 32},
+		{"cpuPerAnswer", c.cpuPerAnswer(), 7.5},
+		{"usecPerAnswer", c.usecPerAnswer(), 6.88},
+		{"usecPerCall", c.usecPerCall(), 220},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("%s = %v, want %v", tt.name, tt.got, tt.want)
+		}
 	}
 }
 
-// TestRev2ScriptIsRevisionTwo pins what the embedded script is: revision 2's
-// record script, which takes three keys and writes no answer log.
-func TestRev2ScriptIsRevisionTwo(t *testing.T) {
-	for _, want := range []string{"KEYS[1] meta, KEYS[2] board, KEYS[3] answers\n", "local function gate()"} {
-		if !strings.Contains(rev2Source, want) {
-			t.Errorf("rev2 source lacks %q", want)
-		}
-	}
-	for _, absent := range []string{"XADD", "KEYS[4]"} {
-		if strings.Contains(rev2Source, absent) {
-			t.Errorf("rev2 source has %q: not revision 2", absent)
+// TestTripAnswers: a round trip carries whole runs, about answersPerTrip
+// answers, so that the runs of a variant hold what its name says.
+func TestTripAnswers(t *testing.T) {
+	for per, want := range map[int]int{1: 1000, 32: 992, 64: 960, 1000: 1000, 2000: 2000} {
+		if got := tripAnswers(per); got != want || got%per != 0 {
+			t.Errorf("tripAnswers(%d) = %d, want %d", per, got, want)
 		}
 	}
 }
