@@ -279,7 +279,7 @@ func TestACLTeacherRole(t *testing.T) {
 		_, om := handles(t, other.storeOn(teacher), otherID)
 		fresh := quizID()
 		keys := append(quizKeys(e, id, done, fresh), quizKeys(other, otherID)...)
-		k, ko := e.keys(id), other.keys(otherID) // ko: the other namespace's quiz
+		k, ko := e.keys(id), other.keys(otherID)      // ko: the other namespace's quiz
 		e.mustRaw("ZINCRBY", k.Board(), "10", "Dewi") // something for Repair to do
 		rebuilds, _ := roleStore(t, e, kuis.RoleTeacher, cached, kuis.Tuning{RepairStep: 1})
 		checkRefused(t, e, keys, isForbidden, append(refusedOperator(t, e, ts, rebuilds, id, done),

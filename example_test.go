@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -671,54 +672,25 @@ func ExampleContractTable() {
 	// | `kuis:urutan-baru:<quiz>` | sorted set | teacher (Repair) | none: Repair renames it to the order set | the order set being rebuilt with the board above, as the order set (revision 3) | at most one key per quiz, for the length of a Repair | none while the quiz runs |
 }
 
-// ACLRules gives the arguments of ACL SETUSER for a role; here, the quiz
-// application's user, one rule per line.
+// ACLRules gives the arguments of ACL SETUSER for each of the three roles.
 func ExampleACLRules() {
-	// Without WithClientCache, no CLIENT TRACKING: build the user's client
-	// with DisableCache.
-	for _, rule := range kuis.ACLRules(kuis.RoleApp) {
-		fmt.Println(rule)
+	// Each role's rules go after ACL SETUSER <name> reset on >password. What
+	// they grant keeps the contract's separation on the server: only the app
+	// writes scores, only the teacher writes meta, only the operator deletes
+	// and scans. Without WithClientCache they grant no CLIENT TRACKING:
+	// build the user's client with DisableCache.
+	for _, role := range []kuis.Role{kuis.RoleApp, kuis.RoleTeacher, kuis.RoleOperator} {
+		rules := kuis.ACLRules(role)
+		fmt.Printf("%-8s", role)
+		for _, cmd := range []string{"+zadd", "+hset", "+unlink", "+scan", "+client|tracking"} {
+			fmt.Printf(" %s=%v", cmd[1:], slices.Contains(rules, cmd))
+		}
+		fmt.Println()
 	}
 	// Output:
-	// resetkeys
-	// resetchannels
-	// ~kuis:papan:*
-	// ~kuis:jawaban:*
-	// ~kuis:catatan:*
-	// ~kuis:urutan:*
-	// %R~kuis:meta:*
-	// -@all
-	// +hello
-	// +ping
-	// +client|setname
-	// +cluster|slots
-	// +cluster|shards
-	// +hlen
-	// +zrange
-	// +zrevrank
-	// +zscore
-	// +zcount
-	// +zcard
-	// +hgetall
-	// +smembers
-	// +xrange
-	// +scard
-	// +watch
-	// +unwatch
-	// +zscan
-	// +sscan
-	// +xread
-	// +xrevrange
-	// +hmget
-	// +exists
-	// +zmscore
-	// +sismember
-	// +smismember
-	// +sadd
-	// +xadd
-	// +xlen
-	// +zadd
-	// (~kuis:papan:* ~kuis:jawaban:* ~kuis:catatan:* ~kuis:urutan:* ~kuis:meta:* +evalsha +eval +evalsha_ro +eval_ro)
+	// app      zadd=true hset=false unlink=false scan=false client|tracking=false
+	// teacher  zadd=false hset=true unlink=false scan=false client|tracking=false
+	// operator zadd=true hset=false unlink=true scan=true client|tracking=false
 }
 
 // WithTies(TiesByTime) puts first, among equal scores, the participant whose

@@ -14,7 +14,7 @@ import (
 // recordSource is the library's record script, byte for byte. bench sends it
 // itself to measure the server's side alone (-cpu), and through go-redis to
 // compare clients, not scripts.
-var recordSource = script.RecordAnswerSource
+var recordSource = script.RecordAnswer.Source()
 
 // recordSHA is the script's SHA1: its name in EVALSHA and in SLOWLOG.
 var recordSHA = func() string {
