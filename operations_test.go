@@ -67,10 +67,11 @@ var (
 	luaFunc    = regexp.MustCompile(`(?m)^( *)(?:local )?function (?:g\.)?(\w+)\(`)
 	luaCall    = regexp.MustCompile(`\b(\w+)\(`)
 	luaCommand = regexp.MustCompile(`'([A-Z]+)'`)
-	// permittedCall is a g.permitted(...) call: the commands it names are
-	// ACL checks made before writing, not calls. Its arguments are tables
-	// of one line each, so it ends at the first ")" that ends a line.
-	permittedCall = regexp.MustCompile(`(?s)g\.permitted\(.*?\)\s*\n`)
+	// permittedCall is a g.permitted(...) or g.deletable(...) call: the
+	// commands it names are ACL checks made before writing, not calls. Its
+	// arguments are tables of one line each, so it ends at the first ")"
+	// that ends a line.
+	permittedCall = regexp.MustCompile(`(?s)g\.(permitted|deletable)\(.*?\)\s*\n`)
 )
 
 // luaFunctions maps each function the prelude defines (g.x as x) to its
@@ -80,7 +81,8 @@ func luaFunctions(src string) map[string]string {
 	lines := strings.Split(src, "\n")
 	for i, line := range lines {
 		m := luaFunc.FindStringSubmatch(line)
-		if m == nil || m[2] == "gate" { // gate only builds the g.* helpers
+		// gate only builds the g.* helpers; permitted and deletable check the ACL.
+		if m == nil || m[2] == "gate" || m[2] == "permitted" || m[2] == "deletable" {
 			continue
 		}
 		j := i + 1

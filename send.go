@@ -32,33 +32,18 @@ const sendTries = 3
 
 // send sends cmds on c in one round trip and returns their results in order.
 func send(ctx context.Context, c rueidis.CommandClient, cmds ...rueidis.Completed) []rueidis.RedisResult {
-	res := doMulti(ctx, c, cmds)
-	for try := 1; try < sendTries; try++ {
-		again := unsentOf(ctx, res)
-		if len(again) == 0 {
-			break
+	do := func(cmds []rueidis.Completed) []rueidis.RedisResult {
+		if len(cmds) == 1 {
+			return []rueidis.RedisResult{c.Do(ctx, cmds[0])}
 		}
-		retry := make([]rueidis.Completed, len(again))
-		for j, i := range again {
-			retry[j] = cmds[i]
-		}
-		for j, r := range doMulti(ctx, c, retry) {
-			res[again[j]] = r
-		}
+		return c.DoMulti(ctx, cmds...)
 	}
-	return res
+	return resend(ctx, cmds, do)
 }
 
 // sendOne is send of one command.
 func sendOne(ctx context.Context, c rueidis.CommandClient, cmd rueidis.Completed) rueidis.RedisResult {
 	return send(ctx, c, cmd)[0]
-}
-
-func doMulti(ctx context.Context, c rueidis.CommandClient, cmds []rueidis.Completed) []rueidis.RedisResult {
-	if len(cmds) == 1 {
-		return []rueidis.RedisResult{c.Do(ctx, cmds[0])}
-	}
-	return c.DoMulti(ctx, cmds...)
 }
 
 // sendReads sends reads on the Store's client in one round trip, through the
@@ -75,17 +60,25 @@ func (s *Store) sendReads(ctx context.Context, cmds ...rueidis.Cacheable) []ruei
 	for i, c := range cmds {
 		cached[i] = rueidis.CT(c.Pin(), s.opts.cacheTTL)
 	}
-	res := s.client.DoMultiCache(ctx, cached...)
+	return resend(ctx, cached, func(cmds []rueidis.CacheableTTL) []rueidis.RedisResult {
+		return s.client.DoMultiCache(ctx, cmds...)
+	})
+}
+
+// resend sends cmds with do, then sends again those that failed unsent,
+// while ctx lives and at most sendTries times in all.
+func resend[C any](ctx context.Context, cmds []C, do func([]C) []rueidis.RedisResult) []rueidis.RedisResult {
+	res := do(cmds)
 	for try := 1; try < sendTries; try++ {
 		again := unsentOf(ctx, res)
 		if len(again) == 0 {
 			break
 		}
-		retry := make([]rueidis.CacheableTTL, len(again))
+		retry := make([]C, len(again))
 		for j, i := range again {
-			retry[j] = cached[i]
+			retry[j] = cmds[i]
 		}
-		for j, r := range s.client.DoMultiCache(ctx, retry...) {
+		for j, r := range do(retry) {
 			res[again[j]] = r
 		}
 	}

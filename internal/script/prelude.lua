@@ -119,6 +119,15 @@ local function gate()
     return nil
   end
 
+  -- deletable is permitted for UNLINK of every key in keys.
+  function g.deletable(keys)
+    local checks = {}
+    for i, key in ipairs(keys) do
+      checks[i] = {'UNLINK', key}
+    end
+    return g.permitted(unpack(checks))
+  end
+
   -- call runs a command under pcall. A key of the wrong type (WRONGTYPE, which
   -- writes nothing) becomes KUIS_CORRUPT with the message what; any other
   -- error, such as an ACL refusal, is passed on as the server worded it, so the
@@ -174,6 +183,21 @@ local function gate()
     end
     if not n then
       return nil, nil, g.refuse('KUIS_CORRUPT', meta .. ': field jumlah_soal is not a positive integer')
+    end
+    return s, n, nil
+  end
+
+  -- intact is status after sizes: the quiz's status and question count,
+  -- refusing a missing quiz or any key of the wrong type. It returns
+  -- status, question count, or nil, nil, error.
+  function g.intact(meta, board, answers, log, order)
+    local s, n, err = g.status(meta)
+    if err then
+      return nil, nil, err
+    end
+    local _, err = g.sizes(board, answers, log, order)
+    if err then
+      return nil, nil, err
     end
     return s, n, nil
   end

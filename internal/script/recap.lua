@@ -15,11 +15,9 @@
 -- an archive a recap it cannot delete), KUIS_CORRUPT for a key of the wrong type.
 local g = gate()
 if ARGV[1] == 'purge' then
-  for _, key in ipairs(KEYS) do
-    local err = g.permitted({'UNLINK', key})
-    if err then
-      return err
-    end
+  local err = g.deletable(KEYS)
+  if err then
+    return err
   end
 end
 local meta, err = g.call(KEYS[1] .. ': not a hash', 'HGETALL', KEYS[1])

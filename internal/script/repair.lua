@@ -19,11 +19,7 @@ local err = g.permitted({'ZADD', board, '0', 'x'}, {'ZREM', board, 'x'}, {'ZADD'
 if err then
   return err
 end
-local _, n, err = g.status(meta)
-if err then
-  return err
-end
-local _, err = g.sizes(board, answers, log, order)
+local _, n, err = g.intact(meta, board, answers, log, order)
 if err then
   return err
 end

@@ -24,11 +24,7 @@ local err = g.permitted({'UNLINK', board}, {'UNLINK', order}, {'RENAME', stage, 
 if err then
   return err
 end
-local _, _, err = g.status(meta)
-if err then
-  return err
-end
-local _, err = g.sizes(board, answers, log, order)
+local _, _, err = g.intact(meta, board, answers, log, order)
 if err then
   return err
 end
