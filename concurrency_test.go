@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"math/rand/v2"
 	"sort"
 	"sync"
@@ -267,4 +269,122 @@ func TestExpiredCallerDoesNotFailOthers(t *testing.T) {
 	for _, err := range failures {
 		t.Errorf("a caller with a live context failed: %v", err)
 	}
+}
+
+// TestHandshakeCutShortByAnotherCallerFailsNoOne: rueidis shares a new
+// connection's dial and handshake among the callers waiting for it, under
+// the first caller's context. Here the first caller's deadline ends while the
+// server's reply to the handshake is held back, so every waiting caller gets
+// that caller's context.DeadlineExceeded although its own context lives and
+// nothing of its was sent: the library sends each again, and each answer
+// counts once.
+func TestHandshakeCutShortByAnotherCallerFailsNoOne(t *testing.T) {
+	if redistest.Cluster() {
+		t.Skip("a cluster client dials every node; the proxy stands before one server")
+	}
+	var e *env
+	var target string
+	if redistest.Real() {
+		e, target = newEnv(t), redistest.Nodes()[0]
+	} else {
+		m, c := redistest.Miniredis(t)
+		e, target = envWith(t, c), m.Addr()
+	}
+	id, _, _ := e.running(20)
+	p := newHoldProxy(t, target)
+	c, _ := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{p.addr()}, ForceSingleClient: true,
+		DisableCache: true, DisableRetry: true}) // the proxy refuses this first dial: nothing is connected yet
+	t.Cleanup(c.Close)
+	board, err := e.storeOn(c).Board(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.hold.Store(true)
+	short, cancel := context.WithTimeout(e.ctx, 20*time.Millisecond)
+	defer cancel()
+	firstDone := make(chan struct{})
+	go func() {
+		defer close(firstDone)
+		_, _ = board.RecordAnswer(short, "Late", 1) // dials; its deadline ends inside the handshake
+	}()
+	<-p.accepted // the first caller's dial reached the proxy: the others now wait for it
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Go(func() {
+			_, errs[i] = board.RecordAnswer(e.ctx, fmt.Sprintf("S%d", i), i+1)
+		})
+	}
+	wg.Wait()
+	<-firstDone
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("caller %d, its context alive, failed: %v", i, err)
+		}
+	}
+	for i := range errs {
+		if s, err := e.board(id).Standing(e.ctx, fmt.Sprintf("S%d", i)); err != nil || s.Score != 10 {
+			t.Errorf("S%d: %+v, %v; want 10 points", i, s, err)
+		}
+	}
+}
+
+// holdProxy forwards TCP to a server. It closes the first connection at
+// once; while hold is set, it holds each later connection's first reply from
+// the server for 200 ms.
+type holdProxy struct {
+	ln       net.Listener
+	hold     atomic.Bool
+	accepted chan struct{} // one send per connection held
+}
+
+func newHoldProxy(t *testing.T, target string) *holdProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &holdProxy{ln: ln, accepted: make(chan struct{}, 16)}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for first := true; ; first = false {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			if first {
+				conn.Close()
+				continue
+			}
+			go p.forward(conn, target)
+		}
+	}()
+	return p
+}
+
+func (p *holdProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *holdProxy) forward(conn net.Conn, target string) {
+	defer conn.Close()
+	server, err := net.Dial("tcp", target)
+	if err != nil {
+		return
+	}
+	defer server.Close()
+	held := p.hold.Load()
+	if held {
+		p.accepted <- struct{}{}
+	}
+	go func() { _, _ = io.Copy(server, conn) }()
+	if held {
+		buf := make([]byte, 1)
+		if _, err := io.ReadFull(server, buf); err != nil {
+			return
+		}
+		time.Sleep(200 * time.Millisecond) // the server's reply, held back
+		if _, err := conn.Write(buf); err != nil {
+			return
+		}
+	}
+	_, _ = io.Copy(conn, server)
 }
