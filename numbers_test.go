@@ -117,3 +117,71 @@ func TestRefusalsPrintWholeNumbers(t *testing.T) {
 		t.Errorf("RecordAnswer over a score of 1e20: %v; want ErrCorrupt with %q", err, want)
 	}
 }
+
+// TestScoreBoundIsOneRule: the largest sound score, 2^53 - 2 (the largest
+// multiple of 10 a float64 holds exactly), is one bound for the reads in Go
+// and for the record script in Lua. Just below it an answer raises the score
+// to it, and the reads take it; at it, every read takes it and an answer is
+// refused (ErrCorrupt, nothing written), alone or in a run of several
+// answers, as a score that is sound but full (the Lua and the Go bound must
+// agree for the refusal to say so); just above it, the reads refuse it too.
+func TestScoreBoundIsOneRule(t *testing.T) {
+	const top = 1<<53 - 2
+	e := newEnv(t)
+	tests := []struct {
+		name     string
+		stored   int64
+		readErr  error
+		answer   kuis.Answer // the answer recorded alone
+		answerOK bool
+	}{
+		{"below the bound", top - 10, nil, kuis.Answer{Score: top}, true},
+		{"at the bound", top, nil, kuis.Answer{}, false},
+		{"above the bound", top + 10, kuis.ErrCorrupt, kuis.Answer{}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, run := range []bool{false, true} {
+				id, _, b := e.running(3)
+				k := e.keys(id)
+				e.mustRaw("ZADD", k.Board(), strconv.FormatInt(tt.stored, 10), "Ali")
+				if _, err := b.Standing(e.ctx, "Ali"); !errors.Is(err, tt.readErr) {
+					t.Errorf("Standing at %d: %v; want %v", tt.stored, err, tt.readErr)
+				}
+				if _, err := b.Standings(e.ctx); !errors.Is(err, tt.readErr) {
+					t.Errorf("Standings at %d: %v; want %v", tt.stored, err, tt.readErr)
+				}
+				before := e.dump(k.Board(), k.Answers())
+				var got kuis.Answer
+				var err error
+				if run { // Ali's answer in a run with another participant's
+					res, callErr := b.RecordAnswers(e.ctx, []kuis.AnswerInput{{"Budi", 1}, {"Ali", 1}})
+					if callErr != nil || res[0].Err != nil {
+						t.Fatalf("RecordAnswers: %v, %+v", callErr, res)
+					}
+					got, err = res[1].Answer, res[1].Err
+					e.mustRaw("ZREM", k.Board(), "Budi")
+					e.mustRaw("SREM", k.Answers(), "1:Budi")
+				} else {
+					got, err = b.RecordAnswer(e.ctx, "Ali", 1)
+				}
+				switch {
+				case tt.answerOK && (err != nil || got != tt.answer):
+					t.Errorf("answer at %d (run %v) = %+v, %v; want %+v", tt.stored, run, got, err, tt.answer)
+				case tt.answerOK:
+					if s, err := b.Standing(e.ctx, "Ali"); err != nil || s.Score != top {
+						t.Errorf("Standing after the answer = %+v, %v; want %d points", s, err, int64(top))
+					}
+				case !errors.Is(err, kuis.ErrCorrupt):
+					t.Errorf("answer at %d (run %v) = %+v, %v; want ErrCorrupt", tt.stored, run, got, err)
+				case tt.readErr == nil && !strings.Contains(err.Error(), "largest sound score"):
+					t.Errorf("answer at %d (run %v): %v; want the refusal of a sound, full score", tt.stored, run, err)
+				default:
+					if diff := cmp.Diff(before, e.dump(k.Board(), k.Answers())); diff != "" {
+						t.Errorf("a refused answer wrote (-before +after):\n%s", diff)
+					}
+				}
+			}
+		})
+	}
+}
