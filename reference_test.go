@@ -1,10 +1,13 @@
 package kuis_test
 
 import (
+	"context"
+	"fmt"
 	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/kuisboard/kuis"
 )
 
@@ -79,5 +82,61 @@ func TestReferenceSession(t *testing.T) {
 	}
 	if v, err := e.store.Audit(e.ctx, id); err != nil || len(v) != 0 {
 		t.Errorf("Audit = %v, %v; want no violations", v, err)
+	}
+}
+
+// TestContractOnlyQuiz: a quiz written by redis-cli as the contract's
+// session writes it (meta and board only: no answers set, log or order set)
+// still reads, in either tie order (time order falls back to name order),
+// recaps in one script and in parts, follows its feed to the end once the
+// status says selesai, and is archived and purged.
+func TestContractOnlyQuiz(t *testing.T) {
+	for _, ties := range []kuis.TieOrder{kuis.TiesByName, kuis.TiesByTime} {
+		t.Run(fmt.Sprintf("ties %d", ties), func(t *testing.T) {
+			e := newEnv(t, kuis.WithTies(ties))
+			id := quizID()
+			k := e.keys(id)
+			e.mustRaw("HSET", k.Meta(), "judul", "Kuis Matematika Kelas 8", "jumlah_soal", "3", "status", "berjalan")
+			for _, round := range referenceRounds {
+				for _, name := range round {
+					e.mustRaw("ZINCRBY", k.Board(), "10", name)
+				}
+			}
+			b := e.board(id)
+			want := referenceAnswers(id)
+			want["Get"] = kuis.Info{Title: "Kuis Matematika Kelas 8", Questions: 3, Status: kuis.StatusRunning}
+			if diff := cmp.Diff(want, readAll(t, e.ctx, e.store, id)); diff != "" {
+				t.Errorf("reads (-want +got):\n%s", diff)
+			}
+			e.mustRaw("HSET", k.Meta(), "status", "selesai") // the contract's finish
+			var events []kuis.Event
+			for ev, err := range b.Events(e.ctx, "") {
+				if err != nil {
+					t.Fatalf("Events: %v", err)
+				}
+				events = append(events, ev)
+			}
+			if len(events) != 1 || events[0].Kind != kuis.EventFinished {
+				t.Errorf("Events = %+v; want one finished event", events)
+			}
+			wantRecap := kuis.Recap{QuizID: id, Info: kuis.Info{Title: "Kuis Matematika Kelas 8", Questions: 3, Status: kuis.StatusFinished},
+				Standings: want["Standings"].([]kuis.Standing), Answers: []kuis.AnswerRecord{},
+				Questions: []kuis.QuestionResult{{Question: 1}, {Question: 2}, {Question: 3}}}
+			ignore := cmpopts.IgnoreFields(kuis.Recap{}, "TakenAt")
+			for _, s := range []*kuis.Store{e.store, e.tunedOn(e.client, kuis.Tuning{RecapInParts: true})} {
+				got, err := s.Recap(e.ctx, id)
+				if diff := cmp.Diff(wantRecap, got, ignore); err != nil || diff != "" {
+					t.Errorf("Recap: %v (-want +got):\n%s", err, diff)
+				}
+			}
+			var archived kuis.Recap
+			n, err := e.store.PurgeQuiz(e.ctx, id, func(_ context.Context, r kuis.Recap) error { archived = r; return nil })
+			if diff := cmp.Diff(wantRecap, archived, ignore); err != nil || n != 2 || diff != "" {
+				t.Errorf("PurgeQuiz = %d, %v; want 2, nil; archived (-want +got):\n%s", n, err, diff)
+			}
+			if got := e.dump(k.Meta(), k.Board()); !cmp.Equal(got, map[string]string{k.Meta(): "none", k.Board(): "none"}) {
+				t.Errorf("after PurgeQuiz: %v", got)
+			}
+		})
 	}
 }
