@@ -34,34 +34,33 @@ type AnswerResult struct {
 }
 
 // RecordAnswer counts a correct answer to question (1 to jumlah_soal) at most
-// once per participant: the only way points are earned, exactly 10 each. It
-// runs the record script, one atomic step: HMGET meta, ZSCORE board and
-// SISMEMBER answers (the exactly-once test), and for a new pair XADD log (the
-// entry ID holds the server's time), SADD answers, ZADD board (the score read
-// + 10) and ZADD order; O(log N). Calls to one quiz that arrive while its runs
-// are in flight share the next run (up to 32 answers, each still checked and
-// counted on its own; the reads, ZMSCORE and SMISMEMBER, and the writes other
-// than XADD are then one command for the whole run), so that many concurrent
-// callers cost the server about half of what one script each would. A lone
-// caller sends at once. The first call adds 10 points and
-// returns {Score: new, Duplicate: false}; every repeat adds nothing and
-// returns {Score: current, Duplicate: true}, even after the quiz is finished
-// (only new answers are refused then). It is therefore safe to retry after any
-// error, including a timeout after the server applied the write and the
-// teacher finished the quiz before the retry.
+// once per participant: the only way points are earned, exactly 10 each. It is
+// one atomic step on the server, O(log N): the quiz's status gates it, and a
+// counted answer writes its pair to the answers set, its entry to the log
+// (the server's time), its points to the board and its place to the order set
+// together, or nothing at all. The first call returns {Score: new, Duplicate:
+// false}; every repeat adds nothing and returns {Score: current, Duplicate:
+// true}, even after the quiz is finished (only new answers are refused then),
+// and leaves the participant's time, and place among equal scores, as it was.
+// It is therefore safe to retry after any error, including a timeout after the
+// server applied the write and the teacher finished the quiz before the retry.
 //
-// Checks, in order: ErrInvalidParticipant and ErrInvalidQuestion (question < 1)
-// before any I/O; then on the server ErrForbidden (the ACL user may not write
-// board or answers), ErrQuizNotFound, ErrCorrupt (malformed meta),
+// Concurrent calls of one Store share script runs: the answers that arrive
+// while runs are in flight go together in the next run, each still checked and
+// counted on its own, so that many callers cost the server far less than one
+// script each; a lone caller sends at once. ctx bounds the wait: a call whose
+// ctx ends while its answer waits for a run returns ctx's error, and its
+// answer is never sent; one whose ctx ends after its answer was sent returns
+// ctx's error, and the answer may have been counted (a retry answers
+// Duplicate).
+//
+// Errors, in the order checked: ErrInvalidParticipant and ErrInvalidQuestion
+// (question < 1) before any I/O; then on the server ErrForbidden (the ACL user
+// may not record answers), ErrQuizNotFound, ErrCorrupt (malformed meta),
 // ErrQuizFinished (unless the pair was counted: Duplicate), ErrInvalidQuestion
-// (question > jumlah_soal), ErrCorrupt (answers set, log, order set or score
-// breaks the contract). Refusals write nothing, and so does a Duplicate: a
-// repeat leaves the participant's time, and place among equal scores, as it was.
-//
-// ctx bounds the wait: a call whose ctx ends while its answer waits for a run
-// returns ctx's error and its answer is never sent; one whose ctx ends after
-// its answer was sent returns ctx's error, and the answer may have been
-// counted (a retry answers Duplicate).
+// (question above jumlah_soal), ErrCorrupt (the answers set, log, order set or
+// score breaks the contract, or the score is the largest sound one and cannot
+// take 10 more). A refusal writes nothing.
 func (b *Board) RecordAnswer(ctx context.Context, participant string, question int) (Answer, error) {
 	if err := b.q.checkAnswer(participant, question); err != nil {
 		return Answer{}, err
@@ -74,22 +73,21 @@ func (b *Board) RecordAnswer(ctx context.Context, participant string, question i
 }
 
 // RecordAnswers records many answers, each exactly as RecordAnswer does, in
-// input order: runs of RecordAnswer's script of up to 32 answers each, all
-// pipelined in one round trip (EVALSHA, and EVAL only for the runs answered
-// NOSCRIPT); O(log N) per answer. It serves bulk imports and rebuilding a
-// board from its answers.
+// input order, in runs of up to 32 answers sent together in one round trip:
+// O(log N) per answer. It serves bulk imports and rebuilding a board from its
+// answers.
 //
 // The result has one AnswerResult per input, in order. An entry that fails
 // carries its own error in Err: an invalid participant or question (that
-// entry is not sent), or its refusal by the server (ErrQuizFinished,
-// ErrInvalidQuestion, ...). A refused entry never hides the others' results.
-// A pair given more than once counts at its first position; a later position
-// is not sent and answers as a repeat at that point of the batch would:
-// Duplicate with the participant's score as of their latest earlier entry, or
-// the first position's error. The returned error is only for the call as a
-// whole: a context or connection error, after which the entries it hit carry
-// it too and may or may not have been applied. Retrying the whole batch is
-// safe: what was applied answers Duplicate.
+// entry is not sent), or its refusal by the server (RecordAnswer's errors). A
+// refused entry never hides the others' results. A pair given more than once
+// counts at its first position; a later position is not sent and answers as a
+// repeat at that point of the batch would: Duplicate with the participant's
+// score as of their latest earlier entry, or the first position's error. The
+// returned error is only for the call as a whole: a context or connection
+// error, after which the entries it hit carry it too and may or may not have
+// been applied. Retrying the whole batch is safe: what was applied answers
+// Duplicate.
 func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]AnswerResult, error) {
 	out := make([]AnswerResult, len(answers))
 	first := make(map[AnswerInput]int, len(answers)) // each valid pair's first position

@@ -26,31 +26,23 @@ func (v Violation) String() string { return v.Key + ": " + v.Rule + ": " + v.Det
 
 // Audit checks the live keys of quiz quizID against the contract and returns
 // one Violation per problem, never nil (an empty slice when the quiz keeps the
-// contract), in the order it checks: the TYPE and TTL of each key (meta,
-// board, answers, log, order), then the meta fields (or a missing meta), the board's
-// members, the answer members, and last each participant's score against
-// their counted answers. It reports a wrong TYPE, any TTL, missing or
-// unexpected meta fields, an invalid judul, a jumlah_soal that is not a
-// positive integer, an unknown status, a score that is not a non-negative
-// multiple of 10, an invalid participant name, a malformed answer member or
-// one above jumlah_soal, any participant whose score is not exactly 10 x
-// their counted answers (RecordAnswer is the only way to earn points), either
-// way, and then the answer log and the order set (revision 3): a log entry
-// whose answer is not counted or is logged twice, a counted answer without an
-// entry, an entry after the finish entry or a finish entry while the quiz
-// runs (the finish entry itself, status = selesai, is legal), a missing log
-// or order set (a quiz written before they existed), and an order set that
-// does not place exactly the board's members by their answers and latest
-// logged time.
+// contract), in the order it checks: the type and TTL of each key (meta,
+// board, answers, log, order), the meta fields (or a missing meta), the
+// board's members and scores, the answer members, each participant's score
+// against their counted answers (10 each: RecordAnswer is the only way to earn
+// points), the answer log (an entry whose answer is not counted or is logged
+// twice, a counted answer without an entry, an entry after the finish entry,
+// a finish entry while the quiz runs), the order set (exactly the board's
+// members, placed by their answers and latest logged time), and last the
+// repair keys a Repair that stopped midway leaves. A missing log or order set
+// (a quiz written before they existed) is reported too.
 //
-// Commands: TYPE and PTTL of the five keys, HGETALL meta, then the board
-// (ZSCAN), the answers set (SSCAN), the log (XRANGE) and the order set
-// (ZSCAN) in pages of 1,000, so no step blocks the server long, and EXISTS
-// of the two repair keys (a Repair that stopped midway leaves them): O(N) in
-// all, so run it when auditing, not on every request. The pages are read at
-// different moments: on a running quiz, an answer counted during the audit
-// can show as a violation that is gone when Audit runs again. A quiz none of whose keys exist is
-// ErrQuizNotFound; an invalid quiz ID ErrInvalidQuizID.
+// It reads in pages, so no step holds the server long: O(N) in all, so run it
+// when auditing, not on every request. The pages are read at different
+// moments: on a running quiz, an answer counted during the audit can show as
+// a violation that is gone when Audit runs again. Errors: ErrInvalidQuizID
+// before any I/O, ErrQuizNotFound (none of the quiz's keys exists),
+// ErrForbidden.
 func (s *Store) Audit(ctx context.Context, quizID string) ([]Violation, error) {
 	q, err := s.quiz(quizID)
 	if err != nil {

@@ -20,27 +20,27 @@ var contractRows = []contractRow{
 	{Keys.Meta, "hash", "teacher", "teacher and quiz application",
 		"fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`)",
 		"one key per quiz, three fields"},
-	{Keys.Answers, "set", "quiz application", "quiz application and teacher (audit)",
+	{Keys.Answers, "set", "quiz application", "quiz application, teacher and operator (recap, audit)",
 		"member = `<question>:<participant>` per counted answer",
 		"one key per quiz, one member per counted answer"},
 	{Keys.Log, "stream", "quiz application (teacher: the finish entry)", "teacher (recap, audit) and quiz application (the feed)",
 		"one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3); " +
 			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips it",
 		"one key per quiz, one entry per counted answer, plus the finish"},
-	{Keys.Order, "sorted set", "quiz application (teacher: Repair)", "students and teacher",
+	{Keys.Order, "sorted set", "quiz application (operator: Repair)", "students and teacher",
 		"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time (revision 3)",
 		"one key per quiz, one member per participant"},
-	{Keys.RepairBoard, "sorted set", "teacher (Repair)", "none: Repair renames it to the board",
+	{Keys.RepairBoard, "sorted set", "operator (Repair)", "none: Repair renames it to the board",
 		"a board being rebuilt by Repair, as the board, plus one token member starting with a NUL byte; it exists only while Repair rebuilds (revision 3)",
 		"at most one key per quiz, for the length of a Repair"},
-	{Keys.RepairOrder, "sorted set", "teacher (Repair)", "none: Repair renames it to the order set",
+	{Keys.RepairOrder, "sorted set", "operator (Repair)", "none: Repair renames it to the order set",
 		"the order set being rebuilt with the board above, as the order set (revision 3)",
 		"at most one key per quiz, for the length of a Repair"},
 }
 
 // ContractTable returns the contract's key table as Markdown,
 // with the key names the options select and <quiz> standing for the quiz ID.
-// It does no I/O. Error: ErrInvalidNamespace.
+// It does no I/O. Errors: ErrInvalidNamespace, ErrInvalidOption.
 func ContractTable(opts ...Option) (string, error) {
 	o, err := resolve(opts)
 	if err != nil {

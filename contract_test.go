@@ -21,7 +21,7 @@ func TestContractTable(t *testing.T) {
 			"| `" + meta + "` | hash | teacher | teacher and quiz application | " +
 			"fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`) | " +
 			"one key per quiz, three fields | none while the quiz runs |\n" +
-			"| `" + answers + "` | set | quiz application | quiz application and teacher (audit) | " +
+			"| `" + answers + "` | set | quiz application | quiz application, teacher and operator (recap, audit) | " +
 			"member = `<question>:<participant>` per counted answer | " +
 			"one key per quiz, one member per counted answer | none while the quiz runs |\n" +
 			"| `" + log + "` | stream | quiz application (teacher: the finish entry) | teacher (recap, audit) and quiz application (the feed) | " +
@@ -29,15 +29,15 @@ func TestContractTable(t *testing.T) {
 			"the entry ID is the server's time in ms (revision 3); " +
 			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips it | " +
 			"one key per quiz, one entry per counted answer, plus the finish | none while the quiz runs |\n" +
-			"| `" + order + "` | sorted set | quiz application (teacher: Repair) | students and teacher | " +
+			"| `" + order + "` | sorted set | quiz application (operator: Repair) | students and teacher | " +
 			"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): " +
 			"points, then the earlier time (revision 3) | " +
 			"one key per quiz, one member per participant | none while the quiz runs |\n" +
-			"| `" + repairBoard + "` | sorted set | teacher (Repair) | none: Repair renames it to the board | " +
+			"| `" + repairBoard + "` | sorted set | operator (Repair) | none: Repair renames it to the board | " +
 			"a board being rebuilt by Repair, as the board, plus one token member starting with a NUL byte; " +
 			"it exists only while Repair rebuilds (revision 3) | " +
 			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n" +
-			"| `" + repairOrder + "` | sorted set | teacher (Repair) | none: Repair renames it to the order set | " +
+			"| `" + repairOrder + "` | sorted set | operator (Repair) | none: Repair renames it to the order set | " +
 			"the order set being rebuilt with the board above, as the order set (revision 3) | " +
 			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n"
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/redis/rueidis"
 )
@@ -60,9 +62,11 @@ var (
 	// ErrForbidden: the server's ACL refused the command, directly (NOPERM) or
 	// inside one of the library's scripts.
 	ErrForbidden = errors.New("kuis: forbidden by the server's ACL")
-	// ErrBusy: Store.Repair gave up rebuilding a board because another
-	// Repair of the same quiz kept taking the rebuild over; nothing was
-	// replaced, and trying again is safe.
+	// ErrBusy: Store.Repair gave up rebuilding a board because other Repairs
+	// of the quiz kept taking the rebuild over, or Store.Recap (and so
+	// PurgeQuiz) gave up reading a big finished quiz in parts because it
+	// changed every time it was read. Nothing was replaced or deleted, and
+	// trying again is safe.
 	ErrBusy = errors.New("kuis: quiz busy with another Repair")
 )
 
@@ -141,4 +145,20 @@ func about(quizID, participant string) string {
 		return "quiz " + quote(quizID)
 	}
 	return "quiz " + quote(quizID) + ", participant " + quote(participant)
+}
+
+// maxQuoted is how many bytes of a caller's string an error message shows.
+const maxQuoted = 64
+
+// quote is s as error messages show it: Go-quoted, cut to its first 64 bytes
+// (at a rune boundary) with an ellipsis, so a 10 KB input stays one short line.
+func quote(s string) string {
+	if len(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	cut := maxQuoted
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "…"
 }

@@ -38,39 +38,31 @@ const (
 
 // Events is the quiz's feed: every event after the event ID after ("" means
 // from the start of the quiz), in order, then each new one as it is written,
-// until the quiz is finished or ctx ends. The EventFinished event is the last
-// one: the iterator stops after it. When ctx ends it yields ctx's error once
-// (errors.Is(err, context.Canceled) or context.DeadlineExceeded) and stops;
-// any other error is yielded once and ends it too. A reader that calls Events
-// again with the last ID it saw misses nothing and sees nothing twice; called
-// after the EventFinished's ID, it yields nothing and stops. Works on Redis
-// Cluster (one key).
+// until the quiz is finished or ctx ends. The feed is the answer log: an
+// event exists if and only if the write it describes happened. The
+// EventFinished event is the last one: the iterator stops after it. A reader
+// that calls Events again with the last ID it saw misses nothing and sees
+// nothing twice; called after the EventFinished's ID, it yields nothing and
+// stops. When ctx ends it yields ctx's error once (errors.Is(err,
+// context.Canceled) or context.DeadlineExceeded) and stops; any other error is
+// yielded once and ends it too. Works on Redis Cluster (one key).
 //
-// The feed is the answer log (Keys.Log), with one entry per counted answer
-// and one for the finish, each written by the same script as the write it
-// describes. Events starts with HGETALL meta and XREVRANGE log + - COUNT 1
-// (O(1)), reads what is already logged with XREAD COUNT 1000 (O(M) for M
-// entries), then waits for new entries. The Events iterators of one Store
-// that follow the same quiz share one reader, which blocks in XREAD COUNT
-// 1000 BLOCK 5000 on a connection of rueidis' dedicated pool, reads at most
-// once per 5 ms (a busy quiz's events arrive in batches, a few ms late), and
-// hands each batch to every iterator: a hundred screens cost the server what
-// one does. The reader stops when its last iterator does; ctx ends an
-// iterator at once. An iterator that falls 64 batches behind reads the log
-// alone until it catches up. Each XREAD that times out is followed by
-// HGETALL meta, so that a quiz finished without a finish entry (one whose
-// answers predate the log, or one finished by a plain HSET) ends the feed
-// within 5 s, with an EventFinished of an ID of its own, right after the last
-// logged entry's (its At is that entry's time, zero for a quiz without a log).
+// It reads what is already logged, O(M) for M entries, then waits for new
+// entries. The Events iterators of one Store that follow the same quiz share
+// one blocking reader, which hands each batch of events to every iterator: a
+// hundred screens cost the server what one does; a busy quiz's events arrive
+// in batches, a few milliseconds late. An iterator that falls behind reads the
+// log alone until it catches up. A quiz finished without a finish entry (one
+// whose answers predate the log, or one finished by a plain HSET) ends the
+// feed within seconds, with an EventFinished of an ID of its own, right after
+// the last logged entry's (its At is that entry's time, zero for a quiz
+// without a log). Events are kept as long as the quiz: the log has no TTL and
+// is deleted with the quiz's other keys by PurgeQuiz or Purge.
 //
-// Events are kept as long as the quiz: the log has no TTL and is deleted with
-// the quiz's other keys by PurgeQuiz or Purge. An event costs the server
-// about 36 bytes of memory (measured over a million answers; BENCHMARKS.md).
-//
-// Errors (yielded): ErrInvalidRange for an after that is not "" or an event
-// ID (<ms>-<seq>), before any I/O; ErrQuizNotFound; ErrCorrupt for a log or
-// meta key of the wrong type or an answer entry of the wrong shape (entries
-// that are neither answers nor the finish are skipped).
+// Errors (yielded): ErrInvalidRange for an after that is not "" or an event ID
+// (<ms>-<seq>), before any I/O; ErrQuizNotFound; ErrCorrupt for a log or meta
+// key of the wrong type or an answer entry of the wrong shape (entries that
+// are neither answers nor the finish are skipped); ErrForbidden.
 func (b *Board) Events(ctx context.Context, after string) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		var last streamID // 0-0: no entry has it, so XREAD from it reads the whole log
@@ -316,14 +308,12 @@ func readStream(res rueidis.RedisResult, key string) ([]rueidis.XRangeEntry, err
 // per every (50 ms or more). It is throttled, not debounced: a busy quiz still
 // refreshes every every. It ends after the quiz is finished and the final
 // board was yielded; when ctx ends it yields ctx's error once and stops; any
-// other error is yielded once and ends it too.
+// other error is yielded once and ends it too. Each interval costs one O(1)
+// probe of the status and the log's last entry, and a board read only when
+// they changed: never one read per answer. It starts no goroutine.
 //
-// Cost per reader: one probe per every (HGETALL meta and XREVRANGE log + -
-// COUNT 1 in one round trip, O(1)), and one board read (Page: HLEN and ZRANGE
-// ... REV WITHSCORES, O(log N + top)) only when the log's last entry or the
-// status changed since the last board: never one read per answer. It starts
-// no goroutine. Errors (yielded): ErrInvalidRange for a top outside 1 to 1000
-// or an every below 50 ms, before any I/O; ErrQuizNotFound; ErrCorrupt.
+// Errors (yielded): ErrInvalidRange for a top outside 1 to 1000 or an every
+// below 50 ms, before any I/O; ErrQuizNotFound; ErrCorrupt; ErrForbidden.
 func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq2[[]Standing, error] {
 	return func(yield func([]Standing, error) bool) {
 		if top < 1 || top > maxLiveTop || every < minLiveEvery {

@@ -2,7 +2,6 @@ package kuis
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -145,22 +144,6 @@ func validText(s string, maxLen int) bool {
 		}
 	}
 	return true
-}
-
-// maxQuoted is how many bytes of a caller's string an error message shows.
-const maxQuoted = 64
-
-// quote is s as error messages show it: Go-quoted, cut to its first 64 bytes
-// (at a rune boundary) with an ellipsis, so a 10 KB input stays one short line.
-func quote(s string) string {
-	if len(s) <= maxQuoted {
-		return strconv.Quote(s)
-	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + "…"
 }
 
 func (q quiz) checkParticipant(name string) error {

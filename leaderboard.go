@@ -22,15 +22,15 @@ type Standing struct {
 // records answers and reads the board, and never writes meta. It is safe for
 // concurrent use.
 //
-// Every read checks in the same round trip that the quiz exists (HLEN of the
-// meta hash, O(1)) and returns ErrQuizNotFound when it does not, whatever the
-// board holds; a board of the wrong type, or a score that is not a
-// non-negative multiple of 10, is ErrCorrupt. Reads are served from the
-// client-side cache with WithClientCache. Equal scores come in Redis's own
-// order, reverse byte order of names (Citra before Ali), or with
-// WithTies(TiesByTime) earliest latest answer first, read from the order set
-// (ZCARD of board and order set in the same round trip; name order when they
-// differ). Every Standing carries both ranks.
+// Every read tells a quiz that does not exist (no meta: ErrQuizNotFound,
+// whatever the board holds) from an empty one, in the same round trip as the
+// read; a board of the wrong type, or a score that is not sound (a
+// non-negative multiple of 10, at most 2^53 - 2), is ErrCorrupt. With
+// WithClientCache the reads are served from the client-side cache. Equal
+// scores come in Redis's own order, reverse byte order of names (Citra
+// before Ali), or with WithTies(TiesByTime) earliest latest answer first.
+// Every Standing carries both ranks. Participant names are compared byte for
+// byte. A read the ACL user may not make is ErrForbidden.
 type Board struct {
 	q quiz
 }
@@ -41,19 +41,19 @@ const (
 	maxRadius    = 500
 )
 
-// Standings reads the whole board, highest score first, with ZRANGE board 0 -1
-// REV WITHSCORES, of the order set with TiesByTime (O(log N + M)). A quiz
-// without answers yet is an empty slice.
+// Standings reads the whole board, highest score first: O(log N + M). A
+// quiz without answers yet is an empty slice. Errors: ErrQuizNotFound,
+// ErrCorrupt, ErrForbidden.
 func (b *Board) Standings(ctx context.Context) ([]Standing, error) {
 	return b.rangeByRank(ctx, 0, -1)
 }
 
-// Page reads limit standings starting at position offset (0 is the top) with
-// ZRANGE board offset-1 offset+limit-1 REV WITHSCORES (O(log N + M)); the one
-// standing above the page tells whether the page starts inside a group of
-// equal scores, and only then ZCOUNT (O(log N)) finds the group's competition
-// rank. Ranks are global. A page past the end is empty, not an error. A
-// negative offset or a limit outside 1 to 1000 is ErrInvalidRange.
+// Page reads limit standings starting at position offset (0 is the top):
+// O(log N + M). Ranks are global: a page that starts inside a group of equal
+// scores gives them the group's competition rank (one more O(log N) read, only
+// then). A page past the end is empty, not an error. Errors: ErrInvalidRange
+// (a negative offset, or a limit outside 1 to 1000) before any I/O,
+// ErrQuizNotFound, ErrCorrupt, ErrForbidden.
 func (b *Board) Page(ctx context.Context, offset, limit int) ([]Standing, error) {
 	if offset < 0 || limit < 1 || limit > maxPageLimit {
 		return nil, fmt.Errorf("%w: %s: offset %d, limit %d (want offset >= 0, limit 1 to %d)",
@@ -68,11 +68,12 @@ func (b *Board) Page(ctx context.Context, offset, limit int) ([]Standing, error)
 }
 
 // Around reads the participant's standing with up to radius neighbours above
-// and below (clipped at the ends of the board): ZREVRANK, then the range as
-// Page reads it (O(log N + M)). The two steps are not one atomic read: a write
-// between them can shift the window by a place. Errors: ErrInvalidParticipant
-// and ErrInvalidRange (a radius outside 0 to 500) before any I/O,
-// ErrQuizNotFound, ErrNotOnBoard, ErrCorrupt.
+// and below, clipped at the ends of the board: O(log N + M). It finds the
+// participant's place, then reads the window as Page does: the two steps are
+// not one atomic read, so a write between them can shift the window by a
+// place. Errors: ErrInvalidParticipant and ErrInvalidRange (a radius outside 0
+// to 500) before any I/O, ErrQuizNotFound, ErrNotOnBoard, ErrCorrupt,
+// ErrForbidden.
 func (b *Board) Around(ctx context.Context, participant string, radius int) ([]Standing, error) {
 	if err := b.q.checkParticipant(participant); err != nil {
 		return nil, err
@@ -93,14 +94,13 @@ func (b *Board) Around(ctx context.Context, participant string, radius int) ([]S
 	return b.rangeByRank(ctx, max(0, pos-int64(radius)), pos+int64(radius))
 }
 
-// Standing returns one participant's Rank, CompetitionRank and Score, in one
-// round trip: a read-only script (EVALSHA_RO) runs HLEN meta, ZSCORE, ZREVRANK
-// and ZCOUNT of the higher scores (O(log N); with TiesByTime on the order set,
-// after ZCARD of it and the board), so the three numbers are of one moment.
-// With WithClientCache it reads HLEN, ZSCORE and ZREVRANK through the cache,
-// then ZCOUNT (two round trips when nothing is cached, none when all
-// is). Errors: ErrInvalidParticipant before any I/O, ErrQuizNotFound,
-// ErrNotOnBoard, ErrCorrupt.
+// Standing returns one participant's Rank, CompetitionRank and Score, all
+// three of one moment, in one round trip (one read-only script): O(log N).
+// With WithClientCache it reads through the cache instead, in two round trips
+// when nothing is cached and none when all is; the competition rank is then
+// capped at the rank, should the cached entries be of different moments.
+// Errors: ErrInvalidParticipant before any I/O, ErrQuizNotFound,
+// ErrNotOnBoard, ErrCorrupt, ErrForbidden.
 func (b *Board) Standing(ctx context.Context, participant string) (Standing, error) {
 	if err := b.q.checkParticipant(participant); err != nil {
 		return Standing{}, err
@@ -184,8 +184,8 @@ func (b *Board) standing(r ranking, participant string, score float64, pos, high
 	}, nil
 }
 
-// Len returns the number of participants on the board with ZCARD (O(1)).
-// A quiz without answers yet is 0.
+// Len returns the number of participants on the board: O(1). A quiz without
+// answers yet is 0. Errors: ErrQuizNotFound, ErrCorrupt, ErrForbidden.
 func (b *Board) Len(ctx context.Context) (int64, error) {
 	res, err := b.q.read(ctx, b.q.client.B().Zcard().Key(b.q.keys.board).Cache())
 	if err != nil {

@@ -31,12 +31,12 @@ type Meta struct {
 	q quiz
 }
 
-// Create writes judul, jumlah_soal and status=berjalan in one atomic script
-// (EXISTS on the quiz's five keys, then HSET meta: O(1)). It refuses with
-// ErrQuizExists if any key of the quiz already exists, of any type, so nothing
-// is ever overwritten and a new quiz never inherits an old board. The title
-// must be 1 to 200 bytes of UTF-8 without control characters and questions 1
-// to 1000 (ErrInvalidMeta, checked before any I/O). No TTL is set.
+// Create writes a new quiz's meta, judul, jumlah_soal and status=berjalan, in
+// one atomic step, O(1), unless any key of the quiz already exists, of any
+// type: nothing is ever overwritten, and a new quiz never inherits an old
+// board. No TTL is set. Errors: ErrInvalidMeta (a title that is not 1 to 200
+// bytes of UTF-8 without control characters, or questions outside 1 to 1000)
+// before any I/O, ErrQuizExists, ErrForbidden; nothing is written then.
 func (m *Meta) Create(ctx context.Context, title string, questions int) error {
 	if err := m.q.checkMeta(title, questions); err != nil {
 		return err
@@ -45,11 +45,11 @@ func (m *Meta) Create(ctx context.Context, title string, questions int) error {
 	return m.q.fail(err, "", m.q.keys.meta)
 }
 
-// Get reads the whole meta hash with HGETALL (O(N), N = 3 fields) and decodes
-// it strictly. Errors: ErrQuizNotFound when the key is missing; ErrCorrupt,
-// naming the key and field, for a key of the wrong type, a missing field, an
-// unknown status or a jumlah_soal that is not a positive integer. Extra fields
-// are ignored here (Audit reports them). Cached with WithClientCache.
+// Get reads the whole meta hash and decodes it strictly, O(1). Extra fields
+// are ignored here (Audit reports them). With WithClientCache it may be served
+// from the cache. Errors: ErrQuizNotFound (no meta), ErrCorrupt (naming the
+// field: a key of the wrong type, a missing field, an unknown status or a
+// jumlah_soal that is not a positive integer), ErrForbidden.
 func (m *Meta) Get(ctx context.Context) (Info, error) {
 	fields, err := m.fields(ctx)
 	if err != nil {
@@ -58,11 +58,11 @@ func (m *Meta) Get(ctx context.Context) (Info, error) {
 	return decodeInfo(m.q.keys.meta, fields)
 }
 
-// Status reads the quiz's status with HGETALL (O(N), N = 3 fields): one
-// command, so that a missing field and a missing key are told apart at the
-// same moment. Errors: ErrQuizNotFound when the key is missing; ErrCorrupt for
-// a key of the wrong type, a missing status field or an unknown status. Unlike
-// Get it does not check the other fields. Cached with WithClientCache.
+// Status reads the quiz's status, O(1), from the whole hash, so that a
+// missing field and a missing key are told apart at the same moment; unlike
+// Get it does not check the other fields. With WithClientCache it may be
+// served from the cache. Errors: ErrQuizNotFound, ErrCorrupt (a key of the
+// wrong type, a missing or unknown status), ErrForbidden.
 func (m *Meta) Status(ctx context.Context) (Status, error) {
 	fields, err := m.fields(ctx)
 	if err != nil {
@@ -88,16 +88,16 @@ func (m *Meta) fields(ctx context.Context) (map[string]string, error) {
 	return fields, nil
 }
 
-// Finish sets status to selesai and appends the finish entry (the single
-// field status = selesai) to the answer log, in one atomic script (HMGET,
-// TYPE, SCARD, then XADD and HSET: O(1)), after which the quiz takes no new
-// answers and [Board.Events] ends with an EventFinished. A quiz whose answers
-// were counted before the log existed (answers, no log) gets no entry, so
-// that no log claims its answers were never logged; its feed ends on the
-// status; so does a quiz whose log or answers key has the wrong type (Audit
-// reports those). Finishing a finished quiz succeeds and changes nothing.
-// Errors: ErrQuizNotFound with no meta (nothing is created), ErrCorrupt for an
-// unknown status or malformed meta.
+// Finish sets the status to selesai and appends the finish entry (the single
+// field status = selesai) to the answer log in one atomic step, O(1): from
+// then on the quiz takes no new answer, and [Board.Events] ends with an
+// EventFinished. A quiz whose answers were counted before the log existed
+// (answers, no log) gets no entry, so that no log claims its answers were
+// never logged, and neither does one whose log or answers set has the wrong
+// type (Audit reports those); their feed ends on the status. Finishing a
+// finished quiz succeeds and changes nothing. Errors: ErrQuizNotFound
+// (nothing is created), ErrCorrupt (an unknown status or malformed meta),
+// ErrForbidden; nothing is written then.
 func (m *Meta) Finish(ctx context.Context) error {
 	k := m.q.keys
 	err := run(ctx, m.q.client, script.Finish, []string{k.meta, k.log, k.answers}, nil).Error()

@@ -86,15 +86,15 @@ func (s *Store) Quizzes(ctx context.Context) ([]string, error) {
 // safe: it takes the recap (as Recap), calls archive with it, and only if
 // archive returns nil deletes every key of the quiz (meta, board, answers,
 // log, order, and the repair keys a stopped Repair may have left) in one
-// atomic script that checks the status again (UNLINK of seven keys, O(1)
-// each: big values are freed in the background). It returns the number of keys deleted.
+// atomic step that checks the status again: O(1) per key, big values freed in
+// the background. It returns the number of keys deleted.
 //
 // Nothing is deleted, and archive is not called, when the ACL user may not
-// delete the keys (ErrForbidden, checked by the recap's script on Redis 7),
-// the quiz is still berjalan (ErrQuizRunning), has no meta (ErrQuizNotFound;
-// leftover keys remain for Purge) or is corrupt (ErrCorrupt). When archive fails its error is
-// returned, wrapped, and every key stays. A nil archive is ErrNoArchive, and
-// an invalid quiz ID ErrInvalidQuizID, both before any I/O.
+// delete the keys (ErrForbidden), the quiz is still berjalan (ErrQuizRunning),
+// has no meta (ErrQuizNotFound; leftover keys remain for Purge) or breaks the
+// contract (ErrCorrupt), or Recap gives up (ErrBusy). When archive fails its
+// error is returned, wrapped, and every key stays. Errors before any I/O:
+// ErrNoArchive (a nil archive) and ErrInvalidQuizID.
 func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(context.Context, Recap) error) (int64, error) {
 	q, err := s.quiz(quizID)
 	if err != nil {

@@ -38,20 +38,19 @@ type QuestionResult struct {
 // before it gives up because the quiz kept changing.
 const recapAttempts = 3
 
-// Recap reads the quiz quizID whole, as one consistent snapshot. A quiz of
-// at most 20,000 board members, answers and log entries together (a class of
+// Recap reads the quiz quizID whole, as one consistent snapshot: O(N). A quiz
+// of up to 20,000 board members, answers and log entries together (a class of
 // 500 answering 20 questions) is read in one atomic read-only script, so the
 // standings, the per-question counts, the answers and the status belong to
-// the same moment. A bigger quiz is read in parts, so that no step blocks the
-// server for long, on one connection inside WATCH of its keys: a finished
-// quiz cannot change through the library but by Repair, so its recap is
-// still exact (if it changed while read, it is read again, up to 3 times,
-// then ErrBusy). A running quiz read in parts is returned as read: every
-// participant on the board for the whole read is listed once, at a score
-// they had at some moment of the read, and answers counted meanwhile may be
-// in Answers and Questions but not yet in Standings, or the reverse. Finish
-// the quiz first for an exact recap. Recap never reads from the client-side
-// cache.
+// the same moment. A bigger quiz is read in parts, so that no step holds the
+// server long, on one connection watching its keys: a finished quiz cannot
+// change through the library but by Repair, so its recap is still exact (if
+// it changed while read, it is read again, then ErrBusy). A running quiz read
+// in parts is returned as read: every participant on the board for the whole
+// read is listed once, at a score they had at some moment of the read, and
+// answers counted meanwhile may be in Answers and Questions but not yet in
+// Standings, or the reverse. Finish the quiz first for an exact recap. Recap
+// never reads from the client-side cache.
 //
 // Questions counts the answers set's members per question; Answers lists the
 // log in the order counted. Answers of a quiz written before the log existed
@@ -62,8 +61,8 @@ const recapAttempts = 3
 // losslessly in JSON: a board member or title that is not valid UTF-8 (only a
 // raw write makes one) is ErrCorrupt, not a name with U+FFFD in it.
 //
-// Errors: ErrInvalidQuizID, ErrQuizNotFound, ErrCorrupt (naming the key and
-// the field, member or entry), ErrBusy, ErrForbidden.
+// Errors: ErrInvalidQuizID before any I/O, ErrQuizNotFound, ErrCorrupt
+// (naming the key and the field, member or entry), ErrBusy, ErrForbidden.
 func (s *Store) Recap(ctx context.Context, quizID string) (Recap, error) {
 	q, err := s.quiz(quizID)
 	if err != nil {
