@@ -65,7 +65,7 @@ func (b *Board) RecordAnswer(ctx context.Context, participant string, question i
 	if err := b.q.checkAnswer(participant, question); err != nil {
 		return Answer{}, err
 	}
-	reply, err := b.q.rec.record(ctx, b.q.client, b.q.keys, participant, question)
+	reply, err := b.q.rec.record(ctx, b.q, participant, question)
 	if err != nil {
 		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
 	}
@@ -110,9 +110,9 @@ func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]Ans
 	execs := make([]rueidis.LuaExec, 0, (len(sent)+maxChunk-1)/maxChunk)
 	for lo := 0; lo < len(sent); lo += maxChunk {
 		chunk := sent[lo:min(lo+maxChunk, len(sent))]
-		args := make([]string, 0, 2*len(chunk))
+		args := make([]string, 0, 3*len(chunk))
 		for _, i := range chunk {
-			args = append(args, answers[i].Participant, strconv.Itoa(answers[i].Question))
+			args = append(args, "1", answers[i].Participant, strconv.Itoa(answers[i].Question))
 		}
 		execs = append(execs, rueidis.LuaExec{Keys: keys, Args: args})
 	}
@@ -160,30 +160,20 @@ func errReplyLength(got, want int) error {
 	return fmt.Errorf("record script replied %d answers, want %d", got, want)
 }
 
-// decodeAnswer reads one answer's element of record_answer.lua's reply:
-// {score, duplicate} or the answer's refusal.
+// decodeAnswer reads one answer's element of record_answer.lua's reply: the
+// score after the answer, plus 1 for a repeat; or the answer's refusal.
 func (b *Board) decodeAnswer(m rueidis.RedisMessage, participant string) (Answer, error) {
-	if err := m.Error(); err != nil {
-		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
-	}
-	reply, err := m.ToArray()
+	n, err := m.AsInt64()
 	if err != nil {
 		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
 	}
-	if len(reply) != 2 {
-		return Answer{}, fmt.Errorf("kuis: %s: answer reply of %d elements, want 2", b.q.about(participant), len(reply))
+	dup := n%10 == 1
+	if dup {
+		n--
 	}
-	f, err := reply[0].AsFloat64()
-	if err != nil {
-		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
-	}
-	dup, err := reply[1].AsInt64()
-	if err != nil {
-		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
-	}
-	score, err := decodeScore(b.q.keys.board, participant, f)
+	score, err := decodeScore(b.q.keys.board, participant, float64(n))
 	if err != nil {
 		return Answer{}, err
 	}
-	return Answer{Score: score, Duplicate: dup == 1}, nil
+	return Answer{Score: score, Duplicate: dup}, nil
 }

@@ -11,32 +11,35 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// Concurrent RecordAnswer calls to one quiz share script runs: while a run
-// is in flight, the answers that arrive queue up and go together in the next
-// one (natural batching). A lone caller sends its answer at once, from its
-// own goroutine, so an idle library adds no delay and runs no timer. A run
-// serving queued answers is sent from a goroutine that lives only while there
+// Concurrent RecordAnswer calls of one Store share script runs: while runs
+// are in flight, the answers that arrive queue up and go together in the
+// next one, whatever quiz they answer (natural batching). A run takes only
+// keys of one hash slot: on a Redis Cluster, each slot has a queue of its
+// own; elsewhere every quiz shares one. A lone caller sends its answer at
+// once, from its own goroutine, so an idle library adds no delay and runs no
+// timer. Queued answers are sent from a goroutine that lives only while there
 // are queued answers to send, so no goroutine outlives the calls it serves.
 
 const (
-	// maxChunk bounds the answers of one script run (see script.MaxAnswers).
+	// maxChunk bounds the answers of one script run.
 	maxChunk = script.MaxAnswers
-	// maxInFlight is how many runs of one quiz may be in flight at once:
+	// maxInFlight is how many runs of one queue may be in flight at once:
 	// two, so that one run's answers queue while the other's round trip is
-	// under way, and the server always has the next run at hand. Three, four
-	// or no bound measured slower (BENCHMARKS.md): the runs get smaller.
+	// under way, and the server always has the next run at hand.
 	maxInFlight = 2
 )
 
 // coalescer is one Store's queues of answers waiting to be sent, one lane per
-// quiz (a run never mixes quizzes, so on a cluster it stays in one slot).
+// hash slot (one lane on a server that is not a cluster).
 type coalescer struct {
-	mu    sync.Mutex
-	lanes map[string]*lane // by board key; a lane with nothing in flight is removed
+	client rueidis.Client
+	mu     sync.Mutex
+	lanes  map[uint16]*lane // a lane with nothing in flight is removed
 }
 
-// lane is one quiz's queue.
+// lane is one slot's queue.
 type lane struct {
+	slot     uint16
 	inFlight int
 	queue    []*pending
 }
@@ -45,6 +48,7 @@ type lane struct {
 // ctx only while the call waits, to leave it out of a run once it has ended.
 type pending struct {
 	ctx         context.Context
+	keys        Keys
 	participant string
 	question    string
 	taken       bool          // guarded by coalescer.mu: in a run, no longer queued
@@ -53,31 +57,33 @@ type pending struct {
 	err         error
 }
 
-func newCoalescer() *coalescer { return &coalescer{lanes: map[string]*lane{}} }
+func newCoalescer(client rueidis.Client) *coalescer {
+	return &coalescer{client: client, lanes: map[uint16]*lane{}}
+}
 
-// record sends one answer, alone when its quiz has a free slot, else with the
-// answers queued behind a run in flight. It returns the answer's element of
+// record sends one answer, alone when its lane has a free slot, else with the
+// answers queued behind the runs in flight. It returns the answer's element of
 // the script's reply, or the error of the call (ctx's, or the connection's).
 // A call whose ctx ends while queued is never sent.
-func (c *coalescer) record(ctx context.Context, client rueidis.Client, keys Keys, participant string, question int) (rueidis.RedisMessage, error) {
-	q := strconv.Itoa(question)
+func (c *coalescer) record(ctx context.Context, q quiz, participant string, question int) (rueidis.RedisMessage, error) {
+	p := &pending{ctx: ctx, keys: q.keys, participant: participant, question: strconv.Itoa(question)}
 	c.mu.Lock()
-	l := c.lanes[keys.board]
+	l := c.lanes[q.slot]
 	if l == nil {
-		l = &lane{}
-		c.lanes[keys.board] = l
+		l = &lane{slot: q.slot}
+		c.lanes[q.slot] = l
 	}
 	if l.inFlight < maxInFlight && len(l.queue) == 0 {
 		l.inFlight++
 		c.mu.Unlock()
-		replies, err := runChunk(ctx, client, keys, []string{participant, q})
-		c.next(client, keys, l)
+		replies, err := runChunk(ctx, c.client, []*pending{p})
+		c.next(l)
 		if err != nil {
 			return rueidis.RedisMessage{}, err
 		}
 		return replies[0], nil
 	}
-	p := &pending{ctx: ctx, participant: participant, question: q, done: make(chan struct{})}
+	p.done = make(chan struct{})
 	l.queue = append(l.queue, p)
 	c.mu.Unlock()
 	select {
@@ -103,17 +109,16 @@ func (c *coalescer) record(ctx context.Context, client rueidis.Client, keys Keys
 // next is called when a run of lane l has ended: it frees the run's slot, or
 // hands it to the answers queued meanwhile, sent from a goroutine of their own
 // that lives until the queue is empty.
-func (c *coalescer) next(client rueidis.Client, keys Keys, l *lane) {
-	chunk := c.take(keys, l)
-	if chunk != nil {
-		go c.drive(client, keys, l, chunk)
+func (c *coalescer) next(l *lane) {
+	if chunk := c.take(l); chunk != nil {
+		go c.drive(l, chunk)
 	}
 }
 
 // take removes up to maxChunk answers from the head of l's queue, leaving out
 // those whose ctx has ended (they return on their own, never sent). With
 // nothing to send it frees a slot and returns nil, and removes an idle lane.
-func (c *coalescer) take(keys Keys, l *lane) []*pending {
+func (c *coalescer) take(l *lane) []*pending {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var chunk []*pending
@@ -133,8 +138,8 @@ func (c *coalescer) take(keys Keys, l *lane) []*pending {
 	}
 	if len(chunk) == 0 {
 		l.inFlight--
-		if l.inFlight == 0 && len(l.queue) == 0 && c.lanes[keys.board] == l {
-			delete(c.lanes, keys.board)
+		if l.inFlight == 0 && c.lanes[l.slot] == l {
+			delete(c.lanes, l.slot)
 		}
 		return nil
 	}
@@ -142,14 +147,10 @@ func (c *coalescer) take(keys Keys, l *lane) []*pending {
 }
 
 // drive sends chunks of l's queue, one run at a time, until the queue is empty.
-func (c *coalescer) drive(client rueidis.Client, keys Keys, l *lane, chunk []*pending) {
-	for ; chunk != nil; chunk = c.take(keys, l) {
-		args := make([]string, 0, 2*len(chunk))
-		for _, p := range chunk {
-			args = append(args, p.participant, p.question)
-		}
+func (c *coalescer) drive(l *lane, chunk []*pending) {
+	for ; chunk != nil; chunk = c.take(l) {
 		ctx, stop := chunkContext(chunk)
-		replies, err := runChunk(ctx, client, keys, args)
+		replies, err := runChunk(ctx, c.client, chunk)
 		stop()
 		for i, p := range chunk {
 			if err != nil {
@@ -160,37 +161,52 @@ func (c *coalescer) drive(client rueidis.Client, keys Keys, l *lane, chunk []*pe
 			close(p.done)
 		}
 		// Yield once, so that the callers just answered, if they answer
-		// again at once, queue before the next run is taken: runs of about
-		// 28 answers instead of 20 at 64 callers, and 3 to 30 % more answers
-		// a second (BENCHMARKS.md). It waits for nothing: with no one to run,
-		// it returns at once.
+		// again at once, queue before the next run is taken: bigger runs,
+		// and more answers a second. It waits for nothing: with no one to
+		// run, it returns at once.
 		runtime.Gosched()
 	}
 }
 
-// runChunk sends one chunk of answers (pairs of participant and question in args)
-// as one script run and returns one reply element per answer.
-func runChunk(ctx context.Context, client rueidis.Client, keys Keys, args []string) ([]rueidis.RedisMessage, error) {
-	replies, err := run(ctx, client, script.RecordAnswer, keys.all(), args).ToArray()
+// runChunk sends one chunk of answers as one script run: the keys of each
+// quiz once, in the order the quizzes first appear, and a triple of quiz
+// number, participant and question per answer. It returns one reply element
+// per answer.
+func runChunk(ctx context.Context, client rueidis.CommandClient, chunk []*pending) ([]rueidis.RedisMessage, error) {
+	var keys []string
+	number := make(map[string]string, 1)
+	args := make([]string, 0, 3*len(chunk))
+	for _, p := range chunk {
+		n, ok := number[p.keys.meta]
+		if !ok {
+			n = strconv.Itoa(len(number) + 1)
+			number[p.keys.meta] = n
+			keys = append(keys, p.keys.all()...)
+		}
+		args = append(args, n, p.participant, p.question)
+	}
+	replies, err := run(ctx, client, script.RecordAnswer, keys, args).ToArray()
 	if err != nil {
 		return nil, err
 	}
-	if len(replies) != len(args)/2 {
-		return nil, errReplyLength(len(replies), len(args)/2)
+	if len(replies) != len(chunk) {
+		return nil, errReplyLength(len(replies), len(chunk))
 	}
 	return replies, nil
 }
 
-// chunkContext is the context a chunk is sent with: it ends when the
+// chunkContext is the context a chunk is sent with: it carries the values of
+// the chunk's first caller's context (a trace, say), and ends when the
 // contexts of all the chunk's callers have ended, since until then someone
 // waits for the reply. stop releases it.
 func chunkContext(chunk []*pending) (context.Context, func()) {
+	base := context.WithoutCancel(chunk[0].ctx)
 	for _, p := range chunk {
 		if p.ctx.Done() == nil { // a caller that waits forever
-			return context.Background(), func() {}
+			return base, func() {}
 		}
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancel(base)
 	var left atomic.Int64
 	left.Store(int64(len(chunk)))
 	stops := make([]func() bool, len(chunk))

@@ -49,15 +49,16 @@ const (
 	MaxInFlight = maxInFlight
 )
 
-// Queued is how many RecordAnswer calls to quiz quizID wait in s's queue.
+// Queued is how many RecordAnswer calls wait in the queue of quiz quizID's
+// hash slot (every quiz's, on a server that is not a cluster).
 func Queued(s *Store, quizID string) int {
-	k, err := s.Keys(quizID)
+	q, err := s.quiz(quizID)
 	if err != nil {
 		return 0
 	}
 	s.rec.mu.Lock()
 	defer s.rec.mu.Unlock()
-	if l := s.rec.lanes[k.board]; l != nil {
+	if l := s.rec.lanes[q.slot]; l != nil {
 		return len(l.queue)
 	}
 	return 0

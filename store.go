@@ -77,7 +77,7 @@ func newStore(client rueidis.Client, tune tuning, opts ...Option) (*Store, error
 	if client.Mode() == rueidis.ClientModeCluster && !o.hashTag {
 		return nil, ErrNeedsHashTag
 	}
-	return &Store{client: client, opts: o, tune: tune, rec: newCoalescer(), feeds: newFeedHubs()}, nil
+	return &Store{client: client, opts: o, tune: tune, rec: newCoalescer(client), feeds: newFeedHubs()}, nil
 }
 
 // Keys returns the key names of quiz quizID. It does no I/O. A quiz ID must be
@@ -111,10 +111,12 @@ func (s *Store) Meta(quizID string) (*Meta, error) {
 }
 
 // quiz is what Board, Meta and the Store's operations on one quiz share: the
-// Store and the quiz's validated keys.
+// Store, the quiz's validated keys and their hash slot (the same for every
+// quiz on a server that is not a cluster).
 type quiz struct {
 	*Store
 	keys Keys
+	slot uint16
 }
 
 func (s *Store) quiz(quizID string) (quiz, error) {
@@ -122,7 +124,8 @@ func (s *Store) quiz(quizID string) (quiz, error) {
 	if err != nil {
 		return quiz{}, err
 	}
-	return quiz{Store: s, keys: k}, nil
+	probe := s.client.B().Hlen().Key(k.meta).Build() // never sent: only its slot is read
+	return quiz{Store: s, keys: k, slot: probe.Slot()}, nil
 }
 
 // about is the subject of the quiz's error messages.

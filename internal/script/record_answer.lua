@@ -1,272 +1,209 @@
--- record_answer.lua (after prelude.lua): correct answers to one quiz, each
--- counted at most once per (question, participant), one after the other in
--- the order given, in one atomic step.
--- KEYS[1] meta, KEYS[2] board, KEYS[3] answers, KEYS[4] log, KEYS[5] order
--- ARGV: one or more pairs of participant (validated in Go) and question
--- (decimal, >= 1): ARGV[2i-1], ARGV[2i] is answer i. The Go side sends at
--- most MaxAnswers (script.go) pairs, so that no run holds the server long.
--- Reply: one element per answer, in order: {score, duplicate}, the
--- participant's score after that answer and 1 when the pair was already
--- answered (nothing written), else 0; or that answer's refusal as an error
--- reply (nothing written for it): KUIS_FORBIDDEN, KUIS_NOTFOUND,
--- KUIS_FINISHED, KUIS_QUESTION (question above jumlah_soal), KUIS_CORRUPT.
--- A refusal never affects the other answers. A pair counted before the quiz
--- finished still answers {score, 1} after it.
+-- record_answer.lua (after prelude.lua): correct answers to one or more
+-- quizzes, each counted at most once per (question, participant), one after
+-- the other in the order given, in one atomic step.
+-- KEYS: five per quiz of the run: meta, board, answers, log, order of the
+-- first quiz, then of the second, and so on.
+-- ARGV: one triple per answer: the quiz's number in KEYS (1 for the first
+-- five keys), the participant (validated in Go) and the question (decimal,
+-- >= 1). The Go side sends at most MaxAnswers (script.go) answers.
+-- Reply: one element per answer, in order: the participant's score after the
+-- answer, plus 1 when the pair was already answered (nothing written); or
+-- that answer's refusal as an error reply (nothing written for it):
+-- KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_FINISHED, KUIS_QUESTION (question above
+-- jumlah_soal), KUIS_CORRUPT. A refusal never affects another answer, of its
+-- quiz or another. A pair counted before the quiz finished still answers
+-- as a repeat after it.
 --
--- A counted answer writes four keys: the pair in the answers set, an entry
--- in the log (XADD *, so its ID holds the server's time in milliseconds),
--- +10 on the board (ZADD of the score read plus 10) and the participant's
--- place in the order set: count * 2^42 + (2^42 - 1 - ms), so that ZRANGE ...
--- REV puts more points first and, among equal points, the earlier time
--- first.
-local meta, board, answers, log, order = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
--- placeOf formats an answer's place in the order set (prelude.lua's place),
--- from the participant's new score and the ID of its log entry.
-local function placeOf(score, id)
-  return place(score / 10, msOf(id))
+-- A counted answer writes four keys of its quiz: its entry in the log (XADD
+-- *, so that its ID holds the server's time), its pair in the answers set,
+-- +10 on the board and the participant's place in the order set. The reads
+-- a quiz needs (its status, its participants' scores, its pairs, the order
+-- set's type) are one command each for the whole run, and so are its writes
+-- but XADD, which each answer needs for its own entry. Every key is read, or
+-- its type checked, before anything is written, and XADD, the first write
+-- of an answer, writes nothing when it fails: no refusal writes.
+local acl = redis.acl_check_cmd
+local nq = #KEYS / 5
+
+-- The answers of each quiz: its participants (each once, in first order),
+-- its pairs, and each answer's quiz.
+local who, asked, quizOf = {}, {}, {}
+for j = 1, nq do
+  who[j], asked[j] = {}, {}
+end
+local listed = {}
+for a = 1, #ARGV, 3 do
+  local j = tonumber(ARGV[a])
+  local p = ARGV[a + 1]
+  quizOf[#quizOf + 1] = j
+  local pairs = asked[j]
+  pairs[#pairs + 1] = ARGV[a + 2] .. ':' .. p
+  local key = j .. ':' .. p
+  if not listed[key] then
+    listed[key] = true
+    who[j][#who[j] + 1] = p
+  end
 end
 
--- write writes a new answer: its log entry, its pair, its score and its
--- place. XADD goes first: when it fails (a log of the wrong type, or one
--- whose last ID is the greatest possible) nothing is written, and write
--- returns nil and XADD's error. cur is the participant's score, sound and
--- below maxScore (false for none).
-local function write(participant, question, pair, cur)
-  local text = string.format(int, (tonumber(cur) or 0) + 10)
-  local id = redis.pcall('XADD', log, '*', 'peserta', participant, 'soal', question, 'skor', text)
-  if type(id) ~= 'string' then
-    return nil, id.err
-  end
-  redis.call('SADD', answers, pair)
-  redis.call('ZADD', board, text, participant)
-  redis.call('ZADD', order, placeOf(tonumber(text), id), participant)
-  return {text, 0}
+local function quote(s)
+  return string.format('%q', string.sub(s, 1, 64))
 end
 
--- slow is one answer the long way, with every check worded: a repeat
--- answers its score, anything else is refused with nothing written.
-local g
-local function slow(participant, question)
-  g = g or gate()
-  local pair = question .. ':' .. participant
-  local err = g.permitted({'XADD', log, '*', 'a', 'b'}, {'ZADD', board, '10', participant},
-    {'SADD', answers, pair}, {'ZADD', order, '0', participant})
-  if err then
-    return err
+-- refusal words the error of a read of key: a key of the wrong type
+-- (WRONGTYPE) is KUIS_CORRUPT, with what it should be; any other error, such
+-- as the ACL's, is passed on as the server worded it.
+local function refusal(r, key, what)
+  if string.sub(r.err, 1, 9) == 'WRONGTYPE' then
+    return redis.error_reply('KUIS_CORRUPT ' .. key .. ': ' .. what)
   end
-  local s, n, err = g.status(meta)
-  if err then
-    return err
+  return r
+end
+
+-- What each quiz's reads found. q.refusal refuses all its answers;
+-- q.running, q.n its status and question count; q.score[p] each sound
+-- participant's score as it stands (false: none yet; nil: unsound, with
+-- q.bad[p] its text); q.seen[pair] its counted pairs; q.noSet, q.noBoard and
+-- q.noOrder the refusals of a key of the wrong type.
+local quiz = {}
+for j = 1, nq do
+  local k = 5 * (j - 1)
+  local meta, board, answers, log, order = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5]
+  local q = {board = board, answers = answers, log = log, order = order, score = {}, bad = {}, seen = {},
+    added = {}, moved = {}, shown = {}, last = {}}
+  quiz[j] = q
+  if #who[j] > 0 then
+    -- Checking the rights first means a refused quiz writes nothing.
+    if acl then
+      for _, c in ipairs({{'XADD', log, '*', 'a', 'b'}, {'ZADD', board, '0', 'a'}, {'SADD', answers, 'a'},
+        {'ZADD', order, '0', 'a'}}) do
+        if not acl(unpack(c)) then
+          q.refusal = redis.error_reply('KUIS_FORBIDDEN the ACL user may not run ' .. c[1])
+          break
+        end
+      end
+    end
+    local f = not q.refusal and redis.pcall('HMGET', meta, 'status', 'jumlah_soal')
+    if not f then
+    elseif f.err then
+      q.refusal = refusal(f, meta, 'not a hash')
+    elseif not f[1] then
+      if redis.call('EXISTS', meta) == 0 then
+        q.refusal = redis.error_reply('KUIS_NOTFOUND')
+      else
+        q.refusal = redis.error_reply('KUIS_CORRUPT ' .. meta .. ': field status is missing')
+      end
+    elseif f[1] ~= 'berjalan' and f[1] ~= 'selesai' then
+      q.refusal = redis.error_reply('KUIS_CORRUPT ' .. meta .. ': field status is ' .. quote(f[1]))
+    elseif not questions(f[2]) then
+      q.refusal = redis.error_reply('KUIS_CORRUPT ' .. meta .. ': field jumlah_soal is not a positive integer')
+    else
+      q.running, q.n = f[1] == 'berjalan', questions(f[2])
+      local was = redis.pcall('SMISMEMBER', answers, unpack(asked[j]))
+      if was.err then
+        q.noSet = refusal(was, answers, 'not a set')
+      else
+        for i, pair in ipairs(asked[j]) do
+          q.seen[pair] = was[i] == 1
+        end
+      end
+      local cur = redis.pcall('ZMSCORE', board, unpack(who[j]))
+      if cur.err then
+        q.noBoard = refusal(cur, board, 'not a sorted set')
+      else
+        for i, p in ipairs(who[j]) do
+          if sound(cur[i]) then
+            q.score[p] = cur[i] and tonumber(cur[i])
+          else
+            q.bad[p] = cur[i]
+          end
+        end
+      end
+      local size = q.running and redis.pcall('ZCARD', order)
+      if type(size) == 'table' then
+        q.noOrder = refusal(size, order, 'not a sorted set')
+      end
+    end
   end
-  if s == 'selesai' then
+end
+
+-- answer counts or refuses one answer of quiz q, as the state of the run so
+-- far has it.
+local function answer(q, p, question)
+  if q.refusal then
+    return q.refusal
+  end
+  local pair = question .. ':' .. p
+  local s = q.score[p]
+  if not q.running then
     -- A finished quiz takes no answer, but a retry of one it counted (its
     -- reply lost before the teacher finished) is told so, not refused.
-    if tonumber(question) <= n and redis.pcall('SISMEMBER', answers, pair) == 1 then
-      local cur, err = g.score(board, participant)
-      if err then
-        return err
-      end
-      if cur then
-        return {cur, 1}
-      end
+    if tonumber(question) > q.n or q.noSet or not q.seen[pair] then
+      return redis.error_reply('KUIS_FINISHED')
     end
-    return g.refuse('KUIS_FINISHED')
+  elseif tonumber(question) > q.n then
+    return redis.error_reply('KUIS_QUESTION question ' .. question .. ' of ' .. whole(q.n))
+  elseif q.noSet then
+    return q.noSet
   end
-  if tonumber(question) > n then
-    return g.refuse('KUIS_QUESTION', 'question ' .. question .. ' of ' .. whole(n))
+  if q.noBoard then
+    return q.noBoard
   end
-  local seen, err = g.call(answers .. ': not a set', 'SISMEMBER', answers, pair)
-  if err then
-    return err
+  if s == nil then
+    return redis.error_reply('KUIS_CORRUPT ' .. q.board .. ': member ' .. quote(p) .. ' has score ' ..
+      whole(q.bad[p]) .. ', not a non-negative multiple of 10 of at most ' .. whole(maxScore))
   end
-  local cur, err = g.score(board, participant)
-  if err then
-    return err
-  end
-  if seen == 1 then
-    if not cur then
-      return g.refuse('KUIS_CORRUPT', board .. ': no score for answered pair ' .. pair)
+  if q.seen[pair] then
+    if s then
+      return s + 1
     end
-    return {cur, 1}
+    if not q.running then
+      return redis.error_reply('KUIS_FINISHED')
+    end
+    return redis.error_reply('KUIS_CORRUPT ' .. q.board .. ': no score for answered pair ' .. pair)
   end
-  local _, err = g.call(log .. ': not a stream', 'XLEN', log)
-  if err then
-    return err
+  if q.noOrder then
+    if type(redis.pcall('XLEN', q.log)) ~= 'number' then
+      return redis.error_reply('KUIS_CORRUPT ' .. q.log .. ': not a stream')
+    end
+    return q.noOrder
   end
-  local _, err = g.call(order .. ': not a sorted set', 'ZCARD', order)
-  if err then
-    return err
+  s = (s or 0) + 10
+  if s > maxScore then
+    return redis.error_reply('KUIS_CORRUPT ' .. q.board .. ': member ' .. quote(p) .. ' has score ' ..
+      whole(s - 10) .. ', the largest sound score: no answer can add to it')
   end
-  if cur and tonumber(cur) + 10 > maxScore then
-    return g.refuse('KUIS_CORRUPT', board .. ': member ' .. string.format('%q', participant) .. ' has score ' ..
-      whole(cur) .. ', the largest sound score: no answer can add to it')
+  local text = string.format(int, s)
+  local id = redis.pcall('XADD', q.log, '*', 'peserta', p, 'soal', question, 'skor', text)
+  if type(id) ~= 'string' then
+    if string.sub(id.err, 1, 9) == 'WRONGTYPE' then
+      return refusal(id, q.log, 'not a stream')
+    end
+    return redis.error_reply('KUIS_CORRUPT ' .. q.log .. ': takes no entry: ' .. id.err)
   end
-  local reply, xerr = write(participant, question, pair, cur)
-  if not reply then
-    return g.refuse('KUIS_CORRUPT', log .. ': takes no entry: ' .. tostring(xerr))
+  if not q.shown[p] then
+    q.moved[#q.moved + 1] = p
   end
-  return reply
+  q.score[p], q.shown[p], q.last[p], q.seen[pair] = s, text, id, true
+  q.added[#q.added + 1] = pair
+  return s
 end
 
 local out = {}
-
--- What holds for the whole run is checked once: the quiz runs, the ACL user
--- may run the writes that follow a run's first (XADD, which checks its own
--- right and the log's type: refused, it has written nothing), and the order
--- set is a sorted set, so that no write fails once the first has been made.
--- Otherwise every answer goes the long way.
-local f = redis.pcall('HMGET', meta, 'status', 'jumlah_soal')
-local n = f[1] == 'berjalan' and questions(f[2])
-if n then
-  local acl = redis.acl_check_cmd
-  if acl and not (acl('SADD', answers, 'a') and acl('ZADD', board, '0', 'a') and acl('ZADD', order, '0', 'a')) then
-    n = nil
-  end
-end
-if n and type(redis.pcall('ZCARD', order)) ~= 'number' then
-  n = nil
-end
-if not n then
-  for i = 1, #ARGV - 1, 2 do
-    out[#out + 1] = slow(ARGV[i], ARGV[i + 1])
-  end
-  return out
+for a = 1, #quizOf do
+  out[a] = answer(quiz[quizOf[a]], ARGV[3 * a - 1], ARGV[3 * a])
 end
 
--- one is the common case of a run of one answer (a lone caller's, or one
--- quiz among many), with no table built: it returns the reply, or nil
--- (having written nothing) to have the answer taken the long way.
-local function one(participant, question)
-  if tonumber(question) > n then
-    return nil
-  end
-  local cur = redis.pcall('ZSCORE', board, participant)
-  if not sound(cur) or cur and tonumber(cur) + 10 > maxScore then
-    return nil -- a corrupt score or one at the largest, or a board of the wrong type
-  end
-  local pair = question .. ':' .. participant
-  local seen = redis.pcall('SISMEMBER', answers, pair)
-  if seen == 1 and cur then
-    return {cur, 1}
-  end
-  if seen ~= 0 then
-    return nil -- answered, yet no score; or answers of the wrong type
-  end
-  return write(participant, question, pair, cur)
-end
-if #ARGV == 2 then
-  return {one(ARGV[1], ARGV[2]) or slow(ARGV[1], ARGV[2])}
-end
-
--- The common case reads every participant's score (ZMSCORE) and every
--- pair (SMISMEMBER) at once, counts the answers in that light, and writes
--- them with one SADD and one ZADD each to board and order set: only the log
--- takes a command per answer, since each answer is its own entry. score
--- holds each sound participant's score as it stands (false: none yet);
--- an unsound one is left out and goes the long way. asked[j] is answer j's
--- pair.
-local score, seen, asked, who = {}, {}, {}, {}
-for i = 1, #ARGV - 1, 2 do
-  local participant = ARGV[i]
-  asked[#asked + 1] = ARGV[i + 1] .. ':' .. participant
-  if not score[participant] then
-    score[participant] = true
-    who[#who + 1] = participant
-  end
-end
-local cur = redis.pcall('ZMSCORE', board, unpack(who))
-local was = redis.pcall('SMISMEMBER', answers, unpack(asked))
-if cur.err or was.err then
-  -- A board or answers set of the wrong type: every answer goes the long way
-  -- and is refused there, worded.
-  for i = 1, #ARGV - 1, 2 do
-    out[#out + 1] = slow(ARGV[i], ARGV[i + 1])
-  end
-  return out
-end
-for j, participant in ipairs(who) do
-  if sound(cur[j]) then
-    score[participant] = cur[j] and tonumber(cur[j])
-  else
-    score[participant] = nil
-  end
-end
-for j, pair in ipairs(asked) do
-  if was[j] == 1 then
-    seen[pair] = true
-  end
-end
-
--- The writes wait in added (pairs), moved (participants, in first-write
--- order), shown (participant: its score as a string) and last (participant:
--- the ID of its latest entry) until flush, which runs before any answer
--- goes the long way (so that it sees what the run counted so far) and at
--- the end.
--- Each new score is turned into a string once, for the log, the reply and
--- the board.
-local added, moved, shown, last = {}, {}, {}, {}
-local function flush()
-  if #added == 0 then
-    return
-  end
-  redis.call('SADD', answers, unpack(added))
-  local b, o = {}, {}
-  for _, participant in ipairs(moved) do
-    b[#b + 1], b[#b + 2] = shown[participant], participant
-    o[#o + 1], o[#o + 2] = placeOf(score[participant], last[participant]), participant
-  end
-  redis.call('ZADD', board, unpack(b))
-  redis.call('ZADD', order, unpack(o))
-  added, moved, shown, last = {}, {}, {}, {}
-end
-
--- quick is one answer's common case: it returns the reply, or nil (having
--- written nothing) to have the answer taken the long way.
-local function quick(participant, question, pair)
-  if tonumber(question) > n then
-    return nil
-  end
-  local s = score[participant]
-  if s == nil then
-    return nil
-  end
-  if seen[pair] then
-    if s then
-      return {whole(s), 1}
+-- Each quiz's writes but XADD, one command per key.
+for _, q in ipairs(quiz) do
+  if #q.added > 0 then
+    redis.call('SADD', q.answers, unpack(q.added))
+    local b, o = {}, {}
+    for _, p in ipairs(q.moved) do
+      b[#b + 1], b[#b + 2] = q.shown[p], p
+      o[#o + 1], o[#o + 2] = place(q.score[p] / 10, msOf(q.last[p])), p
     end
-    return nil -- answered, yet no score: the long way words it
+    redis.call('ZADD', q.board, unpack(b))
+    redis.call('ZADD', q.order, unpack(o))
   end
-  if s and s + 10 > maxScore then
-    return nil -- a score at the largest sound one: the long way refuses it
-  end
-  s = (s or 0) + 10
-  local text = string.format(int, s)
-  local id = redis.pcall('XADD', log, '*', 'peserta', participant, 'soal', question, 'skor', text)
-  if type(id) ~= 'string' then
-    -- The log is no stream, or its last ID is the greatest possible: the
-    -- long way words the refusal.
-    return nil
-  end
-  if not shown[participant] then
-    moved[#moved + 1] = participant
-  end
-  score[participant], shown[participant], last[participant] = s, text, id
-  seen[pair] = true
-  added[#added + 1] = pair
-  return {text, 0}
 end
-
-for j = 1, #asked do
-  local participant, question = ARGV[2 * j - 1], ARGV[2 * j]
-  local reply = quick(participant, question, asked[j])
-  if not reply then
-    flush()
-    reply = slow(participant, question)
-    if not reply.err then
-      score[participant] = nil -- written the long way: its later answers go that way too
-    end
-  end
-  out[j] = reply
-end
-flush()
 return out
