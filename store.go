@@ -124,8 +124,12 @@ func (s *Store) quiz(quizID string) (quiz, error) {
 	if err != nil {
 		return quiz{}, err
 	}
-	probe := s.client.B().Hlen().Key(k.meta).Build() // never sent: only its slot is read
-	return quiz{Store: s, keys: k, slot: probe.Slot()}, nil
+	q := quiz{Store: s, keys: k}
+	if s.client.Mode() == rueidis.ClientModeCluster {
+		probe := s.client.B().Hlen().Key(k.meta).Build() // never sent: only its slot is read
+		q.slot = probe.Slot()
+	}
+	return q, nil
 }
 
 // about is the subject of the quiz's error messages.
