@@ -113,7 +113,7 @@ var operations = []operation{
 var scriptCommands = map[string][]string{
 	script.Create.Name():       {"EXISTS", "HSET"},
 	script.Finish.Name():       {"HMGET", "EXISTS", "XLEN", "SCARD", "XADD", "HSET"},
-	script.RecordAnswer.Name(): {"HMGET", "EXISTS", "SMISMEMBER", "ZMSCORE", "ZCARD", "XLEN", "XADD", "SADD", "ZADD"},
+	script.RecordAnswer.Name(): {"HMGET", "EXISTS", "ZCARD", "SISMEMBER", "ZSCORE", "XLEN", "XADD", "SADD", "ZADD"},
 	script.Standing.Name():     {"HLEN", "ZCARD", "ZSCORE", "ZREVRANK", "ZCOUNT"},
 	script.Recap.Name():        {"HGETALL", "ZCARD", "SCARD", "XLEN", "ZRANGE", "SMEMBERS", "XRANGE"},
 	script.Repair.Name():       {"HMGET", "EXISTS", "ZCARD", "SCARD", "XLEN", "XRANGE", "SISMEMBER", "ZSCORE", "ZADD", "ZREM", "UNLINK"},

@@ -45,8 +45,8 @@
 //	| read all meta | Meta.Get | HGETALL | O(1) |
 //	| read the status | Meta.Status | HGETALL | O(1) |
 //	| finish the quiz | Meta.Finish | finish.lua (HMGET, EXISTS, XLEN, SCARD, XADD, HSET) | O(1) |
-//	| record a correct answer | Board.RecordAnswer | record_answer.lua (HMGET, EXISTS, SMISMEMBER, ZMSCORE, ZCARD, XLEN, XADD, SADD, ZADD) | O(log N) |
-//	| record many answers | Board.RecordAnswers | record_answer.lua (HMGET, EXISTS, SMISMEMBER, ZMSCORE, ZCARD, XLEN, XADD, SADD, ZADD) | O(log N) each |
+//	| record a correct answer | Board.RecordAnswer | record_answer.lua (HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, SADD, ZADD) | O(log N) |
+//	| record many answers | Board.RecordAnswers | record_answer.lua (HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, SADD, ZADD) | O(log N) each |
 //	| read the whole board | Board.Standings | HLEN, ZCARD, ZRANGE | O(log N + M) |
 //	| read a page of the board | Board.Page | HLEN, ZCARD, ZRANGE, ZCOUNT | O(log N + M) |
 //	| read one's neighbours | Board.Around | ZREVRANK, HLEN, ZCARD, ZRANGE, ZCOUNT | O(log N + M) |

@@ -18,6 +18,7 @@ func (r *runner) all(cfg config) (Result, map[string]string, error) {
 		"raw_zincrby_64":           "bare rueidis ZINCRBY, 64 goroutines",
 		"record_answer_64":         "Board.RecordAnswer (coalesced atomic runs), a new pair per call, 64 goroutines, one quiz",
 		"record_answer_64_quizzes": fmt.Sprintf("the same, 64 goroutines over %d quizzes", spreadQuizzes),
+		"record_answer_classes":    fmt.Sprintf("the same, each call a random one of %d quizzes of %d participants", schoolClasses, classSeats),
 		"record_answer_64_p99_us":  "record_answer_64's p99 call latency",
 		"raw_zincrby_64_p99_us":    "raw_zincrby_64's p99 call latency",
 		"goredis_script_64":        "go-redis v9 running RecordAnswer's script (EVALSHA), 64 goroutines",
@@ -57,17 +58,24 @@ func (r *runner) all(cfg config) (Result, map[string]string, error) {
 			return res, labels, err
 		}
 	}
+	school := make([]*kuis.Board, schoolClasses)
+	for i := range school {
+		if school[i], err = r.quiz(fmt.Sprintf("class-%03d", i), answerQuestions); err != nil {
+			return res, labels, err
+		}
+	}
 	slowest, err := r.slowRuns(250)
 	if err != nil {
 		return res, labels, err
 	}
 	raw, record := r.rawZincrby(r.client, 64).timedCalls(), r.recordAnswer(rec, 64).timedCalls()
-	ops, err := r.compare(raw, record, r.recordAnswerQuizzes(spread, 64),
+	ops, err := r.compare(raw, record, r.recordAnswerQuizzes(spread, 64), r.recordAnswerClasses(school, 64),
 		r.goredisScript(rdb, gr, 64), r.goredisNaive(rdb, gr, 64))
 	if err != nil {
 		return res, labels, err
 	}
-	res.RawZincrby64, res.RecordAnswer64, res.RecordAnswer64Quizzes, res.GoredisScript64, res.GoredisNaive64 = ops[0], ops[1], ops[2], ops[3], ops[4]
+	res.RawZincrby64, res.RecordAnswer64, res.RecordAnswer64Quizzes, res.RecordAnswerClasses = ops[0], ops[1], ops[2], ops[3]
+	res.GoredisScript64, res.GoredisNaive64 = ops[4], ops[5]
 	res.RawZincrby64P99us, res.RecordAnswer64P99us = raw.lat.percentileUs(99), record.lat.percentileUs(99)
 
 	if ops, err = r.compare(r.recordAnswer(rec, 1), r.goredisScript(rdb, gr, 1)); err != nil {

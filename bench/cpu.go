@@ -13,9 +13,10 @@ import (
 // -cpu measures what the server spends on a counted answer in the library's
 // record script, with the client out of the way: fresh answers sent as
 // pipelined EVALSHA from one goroutine, about 1,000 answers per round trip,
-// so that the server is the bottleneck, in runs of one answer and in runs of
-// script.MaxAnswers, each to a quiz of its own, and bare ZINCRBY pipelined
-// the same way for scale. Around each slice it reads INFO cpu (the whole
+// so that the server is the bottleneck, in runs of one answer, in runs of
+// script.MaxAnswers to one quiz, and in runs of script.MaxAnswers each to a
+// different quiz (a school's answers), and bare ZINCRBY pipelined the same
+// way for scale. Around each slice it reads INFO cpu (the whole
 // process: reading, parsing and replying too) and INFO commandstats (the time
 // inside the command and how many were run).
 
@@ -24,12 +25,14 @@ type cpuVariant struct {
 	name    string // its name in the table and the JSON line
 	command string // what INFO commandstats counts it as
 	perRun  int    // answers per command
+	quizzes int    // quizzes per run, the run's answers spread over them
 }
 
 var cpuVariants = []cpuVariant{
-	{"record_1", "evalsha", 1},
-	{fmt.Sprintf("record_%d", script.MaxAnswers), "evalsha", script.MaxAnswers},
-	{"zincrby", "zincrby", 1},
+	{"record_1", "evalsha", 1, 1},
+	{fmt.Sprintf("record_%d", script.MaxAnswers), "evalsha", script.MaxAnswers, 1},
+	{fmt.Sprintf("record_%d_quizzes", script.MaxAnswers), "evalsha", script.MaxAnswers, script.MaxAnswers},
+	{"zincrby", "zincrby", 1, 1},
 }
 
 // answersPerTrip is about how many answers one pipelined round trip carries.
@@ -125,9 +128,9 @@ func (r *runner) pipelined(v cpuVariant, keys []string, n int) (serverCost, erro
 		var runs [][]string
 		for lo := done; lo < min(done+trip, n); lo += v.perRun {
 			var args []string
-			for range min(v.perRun, n-lo) {
+			for i := range min(v.perRun, n-lo) {
 				p, q := r.freshPair()
-				args = append(args, p, strconv.Itoa(q))
+				args = append(args, answerArgs(i%v.quizzes+1, p, q)...)
 			}
 			runs = append(runs, args)
 		}
@@ -169,21 +172,23 @@ func (r *runner) cpu(w io.Writer, n int) error {
 			keys[i] = []string{r.rawKey("cpu-" + v.name)}
 			continue
 		}
-		id := "cpu-" + strings.ReplaceAll(v.name, "_", "-")
-		if _, err := r.quiz(id, answerQuestions); err != nil {
-			return err
-		}
-		k, err := r.store.Keys(id)
-		if err != nil {
-			return err
-		}
-		keys[i] = recordKeys(k)
-		// One answer by source first: the script is then in the server's
-		// cache, and a script that does not count an answer stops the run.
-		p, q := r.freshPair()
-		args := []string{p, strconv.Itoa(q)}
-		if err := checkCounted(r.client.Do(r.ctx, recordRun(r.client.B(), true, keys[i], args)), args); err != nil {
-			return err
+		for j := range v.quizzes {
+			id := "cpu-" + strings.ReplaceAll(v.name, "_", "-") + "-" + strconv.Itoa(j)
+			if _, err := r.quiz(id, answerQuestions); err != nil {
+				return err
+			}
+			k, err := r.store.Keys(id)
+			if err != nil {
+				return err
+			}
+			keys[i] = append(keys[i], recordKeys(k)...)
+			// One answer by source first: the script is then in the server's
+			// cache, and a script that does not count an answer stops the run.
+			p, q := r.freshPair()
+			args := answerArgs(1, p, q)
+			if err := checkCounted(r.client.Do(r.ctx, recordRun(r.client.B(), true, recordKeys(k), args)), args); err != nil {
+				return err
+			}
 		}
 	}
 	slowest, err := r.slowRuns(250)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -198,6 +199,30 @@ func (r *runner) recordAnswerQuizzes(boards []*kuis.Board, workers int) workload
 		return 1, err
 	}, nil}
 }
+
+// recordAnswerClasses is a school: each call answers to a quiz drawn at
+// random among boards, a new pair of that quiz's class of classSeats
+// participants.
+func (r *runner) recordAnswerClasses(boards []*kuis.Board, workers int) workload {
+	next := make([]atomic.Int64, len(boards))
+	return workload{"record_answer_classes", workers, func(int, int) (int, error) {
+		i := rand.IntN(len(boards))
+		n := next[i].Add(1) - 1
+		p, q := "c"+strconv.FormatInt(n%classSeats, 10), int(n/classSeats)+1
+		a, err := boards[i].RecordAnswer(context.Background(), p, q)
+		if err == nil && a.Duplicate {
+			err = fmt.Errorf("answer (%s, %d) counted as a duplicate", p, q)
+		}
+		return 1, err
+	}, nil}
+}
+
+// The school of record_answer_classes: classes of classSeats participants,
+// each class a quiz of its own.
+const (
+	schoolClasses = 300
+	classSeats    = 30
+)
 
 // batchSize is the RecordAnswers batch of record_batch.
 const batchSize = 1000

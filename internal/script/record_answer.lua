@@ -16,42 +16,39 @@
 --
 -- A counted answer writes four keys of its quiz: its entry in the log (XADD
 -- *, so that its ID holds the server's time), its pair in the answers set,
--- +10 on the board and the participant's place in the order set. The reads
--- a quiz needs (its status, its participants' scores, its pairs, the order
--- set's type) are one command each for the whole run, and so are its writes
--- but XADD, which each answer needs for its own entry. Every key is read, or
--- its type checked, before anything is written, and XADD, the first write
--- of an answer, writes nothing when it fails: no refusal writes.
+-- +10 on the board and the participant's place in the order set. Quizzes
+-- share nothing, so the run takes them one after the other, and each quiz's
+-- answers in their order: its status and the order set's type are read once,
+-- then each answer reads its pair and score and writes at once, so that the
+-- next answer sees it. Every key is read, or its type checked, before an
+-- answer writes, and XADD, its first write, writes nothing when it fails: no
+-- refusal writes. A Lua table costs the server about what a command does,
+-- so the run builds none but its reply and its list of each quiz's answers.
+--
+-- A quiz's first entry of the run is XADD *, its ID's time parsed once for
+-- the places; its later entries take that time too (XADD <ms>-*).
+local nq, na = #KEYS / 5, #ARGV / 3
 local acl = redis.acl_check_cmd
-local nq = #KEYS / 5
 
--- The answers of each quiz: its participants (each once, in first order),
--- its pairs, and each answer's quiz.
-local who, asked, quizOf = {}, {}, {}
-for j = 1, nq do
-  who[j], asked[j] = {}, {}
-end
-local listed = {}
-for a = 1, #ARGV, 3 do
-  local j = tonumber(ARGV[a])
-  local p = ARGV[a + 1]
-  quizOf[#quizOf + 1] = j
-  local pairs = asked[j]
-  pairs[#pairs + 1] = ARGV[a + 2] .. ':' .. p
-  local key = j .. ':' .. p
-  if not listed[key] then
-    listed[key] = true
-    who[j][#who[j] + 1] = p
+-- Each quiz's answers, in order: first[j], then after[a] of each.
+local first, after, tail = {}, {}, {}
+for a = 1, na do
+  local j = tonumber(ARGV[3 * a - 2])
+  if tail[j] then
+    after[tail[j]] = a
+  else
+    first[j] = a
   end
+  tail[j] = a
 end
 
 local function quote(s)
   return string.format('%q', string.sub(s, 1, 64))
 end
 
--- refusal words the error of a read of key: a key of the wrong type
--- (WRONGTYPE) is KUIS_CORRUPT, with what it should be; any other error, such
--- as the ACL's, is passed on as the server worded it.
+-- refusal words the error reply r of a command on key: a key of the wrong
+-- type (WRONGTYPE) is KUIS_CORRUPT, with what it should be; any other error,
+-- such as the ACL's, is passed on as the server worded it.
 local function refusal(r, key, what)
   if string.sub(r.err, 1, 9) == 'WRONGTYPE' then
     return redis.error_reply('KUIS_CORRUPT ' .. key .. ': ' .. what)
@@ -59,151 +56,149 @@ local function refusal(r, key, what)
   return r
 end
 
--- What each quiz's reads found. q.refusal refuses all its answers;
--- q.running, q.n its status and question count; q.score[p] each sound
--- participant's score as it stands (false: none yet; nil: unsound, with
--- q.bad[p] its text); q.seen[pair] its counted pairs; q.noSet, q.noBoard and
--- q.noOrder the refusals of a key of the wrong type.
-local quiz = {}
-for j = 1, nq do
-  local k = 5 * (j - 1)
-  local meta, board, answers, log, order = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5]
-  local q = {board = board, answers = answers, log = log, order = order, score = {}, bad = {}, seen = {},
-    added = {}, moved = {}, shown = {}, last = {}}
-  quiz[j] = q
-  if #who[j] > 0 then
-    -- Checking the rights first means a refused quiz writes nothing.
-    if acl then
-      for _, c in ipairs({{'XADD', log, '*', 'a', 'b'}, {'ZADD', board, '0', 'a'}, {'SADD', answers, 'a'},
-        {'ZADD', order, '0', 'a'}}) do
-        if not acl(unpack(c)) then
-          q.refusal = redis.error_reply('KUIS_FORBIDDEN the ACL user may not run ' .. c[1])
-          break
-        end
-      end
-    end
-    local f = not q.refusal and redis.pcall('HMGET', meta, 'status', 'jumlah_soal')
-    if not f then
-    elseif f.err then
-      q.refusal = refusal(f, meta, 'not a hash')
-    elseif not f[1] then
-      if redis.call('EXISTS', meta) == 0 then
-        q.refusal = redis.error_reply('KUIS_NOTFOUND')
-      else
-        q.refusal = redis.error_reply('KUIS_CORRUPT ' .. meta .. ': field status is missing')
-      end
-    elseif f[1] ~= 'berjalan' and f[1] ~= 'selesai' then
-      q.refusal = redis.error_reply('KUIS_CORRUPT ' .. meta .. ': field status is ' .. quote(f[1]))
-    elseif not questions(f[2]) then
-      q.refusal = redis.error_reply('KUIS_CORRUPT ' .. meta .. ': field jumlah_soal is not a positive integer')
-    else
-      q.running, q.n = f[1] == 'berjalan', questions(f[2])
-      local was = redis.pcall('SMISMEMBER', answers, unpack(asked[j]))
-      if was.err then
-        q.noSet = refusal(was, answers, 'not a set')
-      else
-        for i, pair in ipairs(asked[j]) do
-          q.seen[pair] = was[i] == 1
-        end
-      end
-      local cur = redis.pcall('ZMSCORE', board, unpack(who[j]))
-      if cur.err then
-        q.noBoard = refusal(cur, board, 'not a sorted set')
-      else
-        for i, p in ipairs(who[j]) do
-          if sound(cur[i]) then
-            q.score[p] = cur[i] and tonumber(cur[i])
-          else
-            q.bad[p] = cur[i]
-          end
-        end
-      end
-      local size = q.running and redis.pcall('ZCARD', order)
-      if type(size) == 'table' then
-        q.noOrder = refusal(size, order, 'not a sorted set')
-      end
-    end
-  end
-end
+-- The quiz being answered: its keys, and what its reads found. refused
+-- refuses all its answers; running and n are its status and question count;
+-- noSet, noBoard and noOrder refuse for a key of the wrong type.
+local meta, board, answers, log, order
+local refused, running, n, noSet, noBoard, noOrder
 
--- answer counts or refuses one answer of quiz q, as the state of the run so
--- far has it.
-local function answer(q, p, question)
-  if q.refusal then
-    return q.refusal
+-- answer decides one answer of the quiz: p with score s (false: none yet;
+-- a string: not sound) and seen (the pair was counted). It returns the
+-- reply, or true for a new answer to write.
+local function answer(p, question, s, seen)
+  if refused then
+    return refused
   end
-  local pair = question .. ':' .. p
-  local s = q.score[p]
-  if not q.running then
+  if not running then
     -- A finished quiz takes no answer, but a retry of one it counted (its
     -- reply lost before the teacher finished) is told so, not refused.
-    if tonumber(question) > q.n or q.noSet or not q.seen[pair] then
+    if tonumber(question) > n or noSet or not seen then
       return redis.error_reply('KUIS_FINISHED')
     end
-  elseif tonumber(question) > q.n then
-    return redis.error_reply('KUIS_QUESTION question ' .. question .. ' of ' .. whole(q.n))
-  elseif q.noSet then
-    return q.noSet
+  elseif tonumber(question) > n then
+    return redis.error_reply('KUIS_QUESTION question ' .. question .. ' of ' .. whole(n))
+  elseif noSet then
+    return noSet
   end
-  if q.noBoard then
-    return q.noBoard
+  if noBoard then
+    return noBoard
   end
-  if s == nil then
-    return redis.error_reply('KUIS_CORRUPT ' .. q.board .. ': member ' .. quote(p) .. ' has score ' ..
-      whole(q.bad[p]) .. ', not a non-negative multiple of 10 of at most ' .. whole(maxScore))
+  if type(s) == 'string' then
+    return redis.error_reply('KUIS_CORRUPT ' .. board .. ': member ' .. quote(p) .. ' has score ' ..
+      whole(s) .. ', not a non-negative multiple of 10 of at most ' .. whole(maxScore))
   end
-  if q.seen[pair] then
+  if seen then
     if s then
       return s + 1
     end
-    if not q.running then
+    if not running then
       return redis.error_reply('KUIS_FINISHED')
     end
-    return redis.error_reply('KUIS_CORRUPT ' .. q.board .. ': no score for answered pair ' .. pair)
+    return redis.error_reply('KUIS_CORRUPT ' .. board .. ': no score for answered pair ' .. question .. ':' .. p)
   end
-  if q.noOrder then
-    if type(redis.pcall('XLEN', q.log)) ~= 'number' then
-      return redis.error_reply('KUIS_CORRUPT ' .. q.log .. ': not a stream')
+  if noOrder then
+    if type(redis.pcall('XLEN', log)) ~= 'number' then
+      return redis.error_reply('KUIS_CORRUPT ' .. log .. ': not a stream')
     end
-    return q.noOrder
+    return noOrder
   end
-  s = (s or 0) + 10
-  if s > maxScore then
-    return redis.error_reply('KUIS_CORRUPT ' .. q.board .. ': member ' .. quote(p) .. ' has score ' ..
-      whole(s - 10) .. ', the largest sound score: no answer can add to it')
+  if (s or 0) + 10 > maxScore then
+    return redis.error_reply('KUIS_CORRUPT ' .. board .. ': member ' .. quote(p) .. ' has score ' ..
+      whole(s) .. ', the largest sound score: no answer can add to it')
   end
-  local text = string.format(int, s)
-  local id = redis.pcall('XADD', q.log, '*', 'peserta', p, 'soal', question, 'skor', text)
-  if type(id) ~= 'string' then
-    if string.sub(id.err, 1, 9) == 'WRONGTYPE' then
-      return refusal(id, q.log, 'not a stream')
-    end
-    return redis.error_reply('KUIS_CORRUPT ' .. q.log .. ': takes no entry: ' .. id.err)
+  return true
+end
+
+-- score is a ZSCORE reply as answer takes it.
+local function score(z)
+  if not sound(z) then
+    return z
   end
-  if not q.shown[p] then
-    q.moved[#q.moved + 1] = p
-  end
-  q.score[p], q.shown[p], q.last[p], q.seen[pair] = s, text, id, true
-  q.added[#q.added + 1] = pair
-  return s
+  return z and tonumber(z)
 end
 
 local out = {}
-for a = 1, #quizOf do
-  out[a] = answer(quiz[quizOf[a]], ARGV[3 * a - 1], ARGV[3 * a])
-end
-
--- Each quiz's writes but XADD, one command per key.
-for _, q in ipairs(quiz) do
-  if #q.added > 0 then
-    redis.call('SADD', q.answers, unpack(q.added))
-    local b, o = {}, {}
-    for _, p in ipairs(q.moved) do
-      b[#b + 1], b[#b + 2] = q.shown[p], p
-      o[#o + 1], o[#o + 2] = place(q.score[p] / 10, msOf(q.last[p])), p
+for j = 1, nq do
+  local a = first[j]
+  local k = 5 * (j - 1)
+  meta, board, answers, log, order = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5]
+  refused, running, n, noSet, noBoard, noOrder = nil, nil, nil, nil, nil, nil
+  local ms, at -- the quiz's time in this run, and the ID its later entries ask for
+  -- Checking the rights first means a refused quiz writes nothing.
+  if acl and not (acl('XADD', log, '*', 'a', 'b') and acl('ZADD', board, '0', 'a') and acl('SADD', answers, 'a') and
+    acl('ZADD', order, '0', 'a')) then
+    refused = redis.error_reply('KUIS_FORBIDDEN the ACL user may not write the quiz\'s scores')
+  end
+  if a and not refused then
+    local f = redis.pcall('HMGET', meta, 'status', 'jumlah_soal')
+    if f.err then
+      refused = refusal(f, meta, 'not a hash')
+    elseif not f[1] then
+      if redis.call('EXISTS', meta) == 0 then
+        refused = redis.error_reply('KUIS_NOTFOUND')
+      else
+        refused = redis.error_reply('KUIS_CORRUPT ' .. meta .. ': field status is missing')
+      end
+    elseif f[1] ~= 'berjalan' and f[1] ~= 'selesai' then
+      refused = redis.error_reply('KUIS_CORRUPT ' .. meta .. ': field status is ' .. quote(f[1]))
+    else
+      running, n = f[1] == 'berjalan', questions(f[2])
+      if not n then
+        refused = redis.error_reply('KUIS_CORRUPT ' .. meta .. ': field jumlah_soal is not a positive integer')
+      elseif running then
+        local size = redis.pcall('ZCARD', order)
+        if type(size) == 'table' then
+          noOrder = refusal(size, order, 'not a sorted set')
+        end
+      end
     end
-    redis.call('ZADD', q.board, unpack(b))
-    redis.call('ZADD', q.order, unpack(o))
+  end
+  while a do
+    local p, question = ARGV[3 * a - 1], ARGV[3 * a]
+    local pair = question .. ':' .. p
+    local s, seen
+    if not refused then
+      local r = redis.pcall('SISMEMBER', answers, pair)
+      if type(r) == 'table' then
+        noSet = refusal(r, answers, 'not a set')
+      end
+      seen = r == 1
+      r = redis.pcall('ZSCORE', board, p)
+      if type(r) == 'table' and r.err then
+        noBoard = refusal(r, board, 'not a sorted set')
+      end
+      s = score(r)
+    end
+    local reply = answer(p, question, s, seen)
+    if reply == true then -- a new answer: write it
+      s = (s or 0) + 10
+      local text = string.format(int, s)
+      if ms and not at then
+        at = string.format(int, ms) .. '-*'
+      end
+      local id = redis.pcall('XADD', log, at or '*', 'peserta', p, 'soal', question, 'skor', text)
+      if type(id) ~= 'string' and at then
+        at = nil -- its time's sequence is exhausted
+        id = redis.pcall('XADD', log, '*', 'peserta', p, 'soal', question, 'skor', text)
+      end
+      if type(id) == 'string' and not at then
+        ms = msOf(id)
+      end
+      if type(id) ~= 'string' then
+        if string.sub(id.err, 1, 9) == 'WRONGTYPE' then
+          reply = refusal(id, log, 'not a stream')
+        else -- the ACL was checked: its last ID is the greatest possible
+          reply = redis.error_reply('KUIS_CORRUPT ' .. log .. ': takes no entry: ' .. id.err)
+        end
+      else
+        redis.call('SADD', answers, pair)
+        redis.call('ZADD', board, text, p)
+        redis.call('ZADD', order, place(s / 10, ms), p)
+        reply = s
+      end
+    end
+    out[a] = reply
+    a = after[a]
   end
 end
 return out
