@@ -2,10 +2,8 @@ package kuis
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/kuisboard/kuis/internal/script"
 	"github.com/redis/rueidis"
@@ -118,72 +116,4 @@ func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(conte
 		return 0, q.fail(err, "", q.keys.meta)
 	}
 	return n, nil
-}
-
-// scanKeys calls page with every page of SCAN ... MATCH pattern, on the one
-// server of a standalone client or on each primary of a cluster (replicas hold
-// copies of the same keys and are never asked; SCAN itself may still repeat a
-// key). On a cluster it reads the layout before and after scanning every
-// primary (clusterLayout) and scans everything again, after a pause, until
-// the two readings agree: a key that moved to another primary while the
-// primaries were scanned one after the other would otherwise be missed, and
-// a migration that stays open throughout is safe because its source is
-// scanned before its target. Each page is then seen in every attempt; page
-// must tolerate that. Only ctx ends a resharding that never settles.
-func scanKeys(ctx context.Context, client rueidis.Client, o options, pattern string, page func([]string) error) error {
-	if client.Mode() != rueidis.ClientModeCluster {
-		return scanNode(ctx, client, "", o, pattern, page)
-	}
-	pause := 10 * time.Millisecond
-	for {
-		before, err := clusterLayout(ctx, client)
-		if err == nil {
-			for _, sh := range before.shards {
-				if err := scanNode(ctx, sh.client, sh.addr, o, pattern, page); err != nil {
-					return err
-				}
-			}
-			var after layout
-			after, err = clusterLayout(ctx, client)
-			if err == nil && after.fingerprint == before.fingerprint {
-				return nil
-			}
-		}
-		if err != nil && !errors.Is(err, errUnsettled) {
-			return err
-		}
-		t := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("cluster layout kept changing during the scan: %w", ctx.Err())
-		case <-t.C:
-		}
-		pause = min(2*pause, 500*time.Millisecond)
-	}
-}
-
-// scanNode pages through one node's SCAN, cursor to 0.
-func scanNode(ctx context.Context, node rueidis.Client, addr string, o options, pattern string, page func([]string) error) error {
-	var cursor uint64
-	for {
-		entry, err := node.Do(ctx, node.B().Scan().Cursor(cursor).Match(pattern).Count(o.scanCount).Build()).AsScanEntry()
-		if err != nil {
-			if addr != "" {
-				return fmt.Errorf("SCAN on %s: %w", addr, err)
-			}
-			return err
-		}
-		if len(entry.Elements) > 0 {
-			if err := page(entry.Elements); err != nil {
-				return err
-			}
-		}
-		if o.scanHook != nil {
-			o.scanHook(addr)
-		}
-		if cursor = entry.Cursor; cursor == 0 {
-			return nil
-		}
-	}
 }
