@@ -102,8 +102,9 @@ func ACLRules(role Role, opts ...Option) []string {
 			// What the create and finish scripts write: meta, and the
 			// log's finish entry.
 			"+hset", "+xadd",
-			// Purge and Quizzes: SCAN on every primary (CLUSTER NODES finds
-			// them and tells whether a slot moved meanwhile).
+			// Purge and Quizzes: SCAN on every primary (CLUSTER SHARDS, in
+			// clientBase, finds them; each one's CLUSTER NODES tells whether
+			// a slot moved or migrates meanwhile).
 			"+scan", "+cluster|nodes",
 			// Scripts, the deletes of Purge and PurgeQuiz, and Repair's
 			// corrections and rebuilds (the repair keys, then RENAME onto

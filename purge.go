@@ -17,13 +17,15 @@ import (
 // does not start with "<ns>:" is never touched. Purge does not look at quiz
 // status: use PurgeQuiz to delete one finished quiz after archiving its recap.
 //
-// On a cluster the primaries are found with CLUSTER NODES (replicas are never
-// needed, so a dead one fails nothing), and a key that moves between them
-// during the call is not missed: when a slot moved or a migration opened or
-// closed while the primaries were scanned, the scan starts again after a
-// short pause, until one whole scan saw the layout hold still (a migration
-// open throughout is fine). A long resharding therefore delays the call
-// (11 s during a 5,000-slot `redis-cli --cluster reshard`); ctx bounds it.
+// On a cluster the primaries are found with CLUSTER SHARDS, and each one's
+// own CLUSTER NODES line gives its slots, config epoch and open migrations
+// (replicas are never needed, so a dead one fails nothing). A key that moves
+// between primaries during the call is not missed: when a slot moved or a
+// migration opened or closed while the primaries were scanned, the scan
+// starts again after a short pause, until one whole scan saw the layout hold
+// still; the targets of a migration open throughout are scanned a second
+// time, after every primary. A long resharding therefore delays the call;
+// ctx bounds it.
 func (s *Store) Purge(ctx context.Context) (int64, error) {
 	client, o := s.client, s.opts
 	var deleted int64
