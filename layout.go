@@ -1,236 +1,259 @@
 package kuis
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"net"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/redis/rueidis"
 )
 
-// shard is one primary of a cluster as it describes itself (the "myself"
-// line of its own CLUSTER NODES): the only node whose word counts for the
-// slots it serves and the migrations it has open.
-type shard struct {
-	id     string
-	addr   string
-	client rueidis.Client
-	// state is the line's node ID, config epoch and slot fields, migrations
-	// ("[slot->-id]" migrating out, "[slot-<-id]" importing) included: two
-	// equal states mean no slot moved and no migration opened or closed.
-	state string
-	// before lists the node IDs that must be scanned before this one: the
-	// sources of the slots it imports. A key of a migrating slot only moves
-	// from the source to the target, so scanning the source first sees it
-	// on one of the two, whenever it moves.
-	before []string
-}
-
-// layout is what scanKeys scans: every primary, in an order that respects
-// the open migrations, and a fingerprint of the whole layout.
-type layout struct {
-	shards      []shard
-	fingerprint string
-}
-
-// errUnsettled marks a layout that cannot be scanned as it is (a cycle of
-// migrations, or a primary the client does not know yet): wait and look again.
-var errUnsettled = errors.New("cluster layout unsettled")
-
-// clusterLayout reads the layout in two steps. First CLUSTER NODES of any one
-// node the client knows (replicas included: each one that does not answer is
-// skipped) names the primaries; then each primary's own CLUSTER NODES gives
-// its slots, epoch and open migrations. Only primaries must answer: a dead
-// replica never fails the call. Every slot the first view assigns must be
-// claimed by a primary that says it serves it, or the view is stale
-// (errUnsettled).
-func clusterLayout(ctx context.Context, client rueidis.Client) (layout, error) {
-	nodes := client.Nodes()
-	addrs := make([]string, 0, len(nodes))
-	for addr := range nodes {
-		addrs = append(addrs, addr)
+// scanKeys calls page with every page of SCAN ... MATCH pattern: on the one
+// server of a standalone client, or on every primary of a cluster (replicas
+// hold copies and are never asked). page may see a key more than once.
+//
+// A cluster is scanned one primary after another, so a key could move from
+// one not scanned yet to one already scanned. None that the cluster serves
+// for the whole call is missed, because:
+//   - A key moves only by MIGRATE, from the source of a slot migration to
+//     its target, and only while the own CLUSTER NODES line of one end or
+//     both shows the migration ("[slot->-target]", "[slot-<-source]").
+//     clusterLayout reads every primary's own line before and after a pass,
+//     and a pass whose two readings differ is made again after a pause.
+//   - Equal readings mean that a key served throughout moved only along a
+//     migration open at both: one ended in between either moved its slot,
+//     or was abandoned (SETSLOT STABLE), leaving what it moved on a node that
+//     does not serve it. A slot moved away and back changes a config epoch:
+//     the importing node takes a new one unless it holds the greatest, and
+//     then the node taking the slot back does not.
+//   - A key of a slot that does not migrate stays on one primary and is seen
+//     there. One of a migrating slot moves once at most: it is on the source
+//     when the source is scanned, or on the target before the pass ends, and
+//     a pass scans every target again after all primaries.
+//   - No primary is left out: each one's own line must claim exactly the
+//     slots CLUSTER SHARDS gives it, and each migration's far end be scanned.
+//
+// A layout that is not settled (views that disagree, a primary the client
+// does not know yet) or keeps changing makes the call wait, with a growing
+// pause; only ctx ends it. A dead replica fails nothing; a dead primary does.
+func (s *Store) scanKeys(ctx context.Context, pattern string, page func([]string) error) error {
+	client := s.client
+	if client.Mode() != rueidis.ClientModeCluster {
+		return s.scanNode(ctx, client, "", pattern, page)
 	}
-	sort.Strings(addrs)
-	var view []nodeLine
-	var errs []error
-	for _, addr := range addrs {
-		lines, err := clusterNodes(ctx, nodes[addr])
+	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
+		order, before, err := clusterLayout(ctx, client)
 		if err == nil {
-			view = lines
-			break
-		}
-		if ctx.Err() != nil {
-			return layout{}, err
-		}
-		errs = append(errs, fmt.Errorf("CLUSTER NODES on %s: %w", addr, err))
-	}
-	if view == nil {
-		return layout{}, errors.Join(append(errs, errors.New("no node of the cluster answered"))...)
-	}
-	want := map[string]string{} // slot field -> node ID, as the first view assigns them
-	var l layout
-	for _, v := range view {
-		if !v.primary() {
-			continue
-		}
-		node, ok := nodes[v.addr]
-		if !ok {
-			if len(v.slots) == 0 {
-				continue // a primary without slots that the client never met holds no key it must see
-			}
-			return layout{}, fmt.Errorf("%w: primary %s is unknown to the client", errUnsettled, v.addr)
-		}
-		for _, s := range v.slots {
-			if !strings.HasPrefix(s, "[") {
-				want[s] = v.id
-			}
-		}
-		lines, err := clusterNodes(ctx, node)
-		if err != nil {
-			return layout{}, fmt.Errorf("CLUSTER NODES on primary %s: %w", v.addr, err)
-		}
-		self, ok := myself(lines)
-		if !ok || self.id != v.id {
-			return layout{}, fmt.Errorf("%w: %s is no longer node %s", errUnsettled, v.addr, v.id)
-		}
-		sh := shard{id: self.id, addr: v.addr, client: node,
-			state: self.id + " " + self.epoch + " " + strings.Join(self.slots, " ")}
-		for _, s := range self.slots {
-			if _, from, ok := strings.Cut(s, "-<-"); ok {
-				sh.before = append(sh.before, strings.TrimSuffix(from, "]"))
-			}
-		}
-		l.shards = append(l.shards, sh)
-	}
-	claimed := map[string]string{}
-	for _, sh := range l.shards {
-		for _, s := range strings.Fields(sh.state)[2:] {
-			claimed[s] = sh.id
-		}
-	}
-	for s, id := range want {
-		if claimed[s] != id {
-			return layout{}, fmt.Errorf("%w: slots %s of node %s", errUnsettled, s, id)
-		}
-	}
-	if len(l.shards) == 0 {
-		return layout{}, errors.New("no primary among the cluster's nodes")
-	}
-	for _, sh := range l.shards {
-		for _, s := range strings.Fields(sh.state)[2:] {
-			if _, to, ok := strings.Cut(s, "->-"); ok && !l.has(strings.TrimSuffix(to, "]")) {
-				return layout{}, fmt.Errorf("%w: slot %s migrates to a node that is not a known primary", errUnsettled, s)
-			}
-		}
-	}
-	if err := l.order(); err != nil {
-		return layout{}, err
-	}
-	states := make([]string, len(l.shards))
-	for i, sh := range l.shards {
-		states[i] = sh.state
-	}
-	sort.Strings(states)
-	l.fingerprint = strings.Join(states, "\n")
-	return l, nil
-}
-
-// order sorts the shards so that the source of every open migration comes
-// before its target, or reports errUnsettled for a cycle.
-func (l *layout) order() error {
-	pending := l.shards
-	var done []shard
-	placed := map[string]bool{}
-	for len(pending) > 0 {
-		var rest []shard
-		for _, sh := range pending {
-			ready := true
-			for _, id := range sh.before {
-				if !placed[id] && id != sh.id && l.has(id) {
-					ready = false
+			for _, p := range order {
+				if err := s.scanNode(ctx, p.client, p.addr, pattern, page); err != nil {
+					return err
 				}
 			}
-			if ready {
-				done = append(done, sh)
-				placed[sh.id] = true
-			} else {
-				rest = append(rest, sh)
+			var after string
+			if _, after, err = clusterLayout(ctx, client); err == nil && after == before {
+				return nil
 			}
 		}
-		if len(rest) == len(pending) {
-			return fmt.Errorf("%w: migrations in a cycle", errUnsettled)
+		if err != nil && !errors.Is(err, errUnsettled) {
+			return err
 		}
-		pending = rest
-	}
-	l.shards = done
-	return nil
-}
-
-func (l *layout) has(id string) bool {
-	for _, sh := range l.shards {
-		if sh.id == id {
-			return true
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("cluster layout kept changing during the scan: %w", errors.Join(ctx.Err(), err))
+		case <-time.After(pause):
 		}
 	}
-	return false
 }
 
-// nodeLine is one line of CLUSTER NODES: <id> <ip:port@cport[,hostname]>
-// <flags> <master> <ping-sent> <pong-recv> <config-epoch> <link-state> <slot>...
-type nodeLine struct {
-	id, addr, epoch string
-	flags           []string
-	slots           []string
+// errUnsettled marks a layout that cannot be scanned as it stands.
+var errUnsettled = errors.New("cluster layout unsettled")
+
+// primary is one primary of a cluster: address, health and slots as CLUSTER
+// SHARDS gives them, node ID as its own line does.
+type primary struct {
+	id, addr, health string
+	slots            string // the bounds of its slot ranges: "0 5460 5461 5461"
+	client           rueidis.Client
 }
 
-func (n nodeLine) flag(f string) bool {
-	for _, x := range n.flags {
-		if x == f {
-			return true
+// clusterLayout returns the primaries in scan order, the migration targets
+// once more at the end, and the layout: their addresses and own lines (ID,
+// config epoch, slots, migrations), sorted.
+func clusterLayout(ctx context.Context, client rueidis.Client) ([]primary, string, error) {
+	nodes := client.Nodes()
+	view, err := clusterShards(ctx, nodes)
+	if err != nil {
+		return nil, "", err
+	}
+	var order []primary
+	var lines, ends, bounds []string
+	targets := map[string]bool{}
+	for _, p := range view {
+		var known bool
+		switch p.client, known = nodes[p.addr]; {
+		case p.slots == "" && (!known || p.health == "fail"):
+			continue // it holds no key the cluster serves, unless a migration names it
+		case !known && p.health == "fail":
+			return nil, "", fmt.Errorf("primary %s is down", p.addr)
+		case !known:
+			return nil, "", fmt.Errorf("%w: primary %s is unknown to the client", errUnsettled, p.addr)
+		}
+		f, err := ownLine(ctx, p.client)
+		if err != nil {
+			return nil, "", fmt.Errorf("CLUSTER NODES on primary %s: %w", p.addr, err)
+		}
+		bounds = bounds[:0]
+		for _, s := range f[8:] {
+			if !strings.HasPrefix(s, "[") {
+				start, end, _ := strings.Cut(s, "-")
+				bounds = append(bounds, start, cmp.Or(end, start))
+				continue
+			}
+			_, to, out := strings.Cut(strings.Trim(s, "[]"), "->-")
+			_, from, in := strings.Cut(strings.Trim(s, "[]"), "-<-")
+			switch {
+			case out:
+				targets[to], ends = true, append(ends, to)
+			case in:
+				targets[f[0]], ends = true, append(ends, from)
+			default:
+				return nil, "", fmt.Errorf("CLUSTER NODES on primary %s: slot field %q", p.addr, s)
+			}
+		}
+		if strings.Join(bounds, " ") != p.slots {
+			return nil, "", fmt.Errorf("%w: %s does not serve the slots CLUSTER SHARDS gives it", errUnsettled, p.addr)
+		}
+		p.id = f[0]
+		order = append(order, p)
+		lines = append(lines, p.addr+" "+f[0]+" "+f[6]+" "+strings.Join(f[8:], " "))
+	}
+	if len(order) == 0 {
+		return nil, "", errors.New("no primary among the cluster's nodes")
+	}
+	for _, id := range ends {
+		if !slices.ContainsFunc(order, func(p primary) bool { return p.id == id }) {
+			return nil, "", fmt.Errorf("%w: a slot migrates to or from %s, which is not scanned", errUnsettled, id)
 		}
 	}
-	return false
-}
-
-// primary: a primary that may hold keys. A failed primary without slots
-// (its replica took over) holds none the cluster serves.
-func (n nodeLine) primary() bool {
-	return n.flag("master") && !n.flag("handshake") && !n.flag("noaddr") &&
-		(!n.flag("fail") || len(n.slots) > 0)
-}
-
-func myself(lines []nodeLine) (nodeLine, bool) {
-	for _, n := range lines {
-		if n.flag("myself") {
-			return n, true
+	for _, p := range order {
+		if targets[p.id] {
+			order = append(order, p)
 		}
 	}
-	return nodeLine{}, false
+	slices.Sort(lines)
+	return order, strings.Join(lines, "\n"), nil
 }
 
-// clusterNodes sends CLUSTER NODES to one node and parses the reply.
-func clusterNodes(ctx context.Context, node rueidis.Client) ([]nodeLine, error) {
+// clusterShards reads CLUSTER SHARDS from the first node of the client's
+// topology that answers, so that a replica that is down fails nothing.
+func clusterShards(ctx context.Context, nodes map[string]rueidis.Client) ([]primary, error) {
+	var err error
+	for _, addr := range slices.Sorted(maps.Keys(nodes)) {
+		var shards []rueidis.RedisMessage
+		if shards, err = sendOne(ctx, nodes[addr], nodes[addr].B().ClusterShards().Build()).ToArray(); err == nil {
+			host, _, _ := net.SplitHostPort(addr)
+			view, err := shardPrimaries(shards, host, nodes)
+			if err != nil {
+				return nil, fmt.Errorf("CLUSTER SHARDS on %s: %w", addr, err)
+			}
+			return view, nil
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return nil, errors.Join(errors.New("CLUSTER SHARDS: no node of the cluster answered"), err)
+}
+
+// shardPrimaries decodes the primary of each shard. Its address is the one
+// the client knows, by its port or its TLS port; one that does not know its
+// own IP yet (an empty endpoint) is at host, the node that answered, as
+// rueidis reads it.
+func shardPrimaries(shards []rueidis.RedisMessage, host string, nodes map[string]rueidis.Client) ([]primary, error) {
+	var out []primary
+	for i, shard := range shards {
+		m, err := shard.AsMap()
+		slots, members := m["slots"], m["nodes"]
+		bounds, err1 := slots.AsIntSlice()
+		list, err2 := members.ToArray()
+		if len(bounds)%2 != 0 {
+			err1 = errors.New("slot bounds not in pairs")
+		}
+		if err := errors.Join(err, err1, err2); err != nil {
+			return nil, fmt.Errorf("shard %d: %w", i, err)
+		}
+		p := primary{slots: strings.Trim(fmt.Sprint(bounds), "[]")}
+		for _, n := range list {
+			node, err := n.AsMap()
+			if err != nil {
+				return nil, fmt.Errorf("shard %d: %w", i, err)
+			}
+			str := func(k string) string { v := node[k]; s, _ := v.ToString(); return s }
+			if str("role") != "master" || p.addr != "" && str("health") == "fail" {
+				continue // a replica, or a failed primary beside the shard's live one
+			}
+			p.health, p.addr = str("health"), ""
+			for _, k := range []string{"port", "tls-port"} {
+				v := node[k]
+				if port, err := v.AsInt64(); err == nil && port > 0 && nodes[p.addr] == nil {
+					p.addr = net.JoinHostPort(cmp.Or(str("endpoint"), host), strconv.FormatInt(port, 10))
+				}
+			}
+		}
+		if p.addr == "" {
+			return nil, fmt.Errorf("shard %d: no primary with a port", i)
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// ownLine returns the fields of the line of CLUSTER NODES in which node
+// describes itself: <id> <ip:port@cport> <flags> <master> <ping-sent>
+// <pong-recv> <config-epoch> <link-state> <slot>.... Only that line shows
+// the node's open migrations.
+func ownLine(ctx context.Context, node rueidis.Client) ([]string, error) {
 	text, err := sendOne(ctx, node, node.B().ClusterNodes().Build()).ToString()
 	if err != nil {
 		return nil, err
 	}
-	// RESP3 sends the reply as a verbatim string, which ToString leaves
-	// behind its format prefix; a node line starts with a hex node ID.
-	text = strings.TrimPrefix(text, "txt:")
-	var out []nodeLine
-	for _, line := range strings.Split(text, "\n") {
-		f := strings.Fields(line)
-		if len(f) == 0 {
-			continue
+	// RESP3 sends a verbatim string, which ToString leaves behind its format prefix.
+	for _, line := range strings.Split(strings.TrimPrefix(text, "txt:"), "\n") {
+		if f := strings.Fields(line); len(f) >= 8 && slices.Contains(strings.Split(f[2], ","), "myself") {
+			return f, nil
 		}
-		if len(f) < 8 {
-			return nil, fmt.Errorf("CLUSTER NODES line %q: %d fields, want 8 or more", line, len(f))
-		}
-		addr, _, _ := strings.Cut(f[1], "@")
-		addr, _, _ = strings.Cut(addr, ",")
-		out = append(out, nodeLine{id: f[0], addr: addr, flags: strings.Split(f[2], ","), epoch: f[6], slots: f[8:]})
 	}
-	return out, nil
+	return nil, errors.New("no line flagged myself")
+}
+
+// scanNode pages through one node's SCAN, cursor to 0.
+func (s *Store) scanNode(ctx context.Context, node rueidis.Client, addr string, pattern string, page func([]string) error) error {
+	var cursor uint64
+	for {
+		entry, err := sendOne(ctx, node, node.B().Scan().Cursor(cursor).Match(pattern).Count(s.tune.scanCount).Build()).AsScanEntry()
+		if err != nil {
+			if addr != "" {
+				return fmt.Errorf("SCAN on %s: %w", addr, err)
+			}
+			return err
+		}
+		if len(entry.Elements) > 0 {
+			if err := page(entry.Elements); err != nil {
+				return err
+			}
+		}
+		if s.tune.scanHook != nil {
+			s.tune.scanHook(addr)
+		}
+		if cursor = entry.Cursor; cursor == 0 {
+			return nil
+		}
+	}
 }

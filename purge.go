@@ -2,10 +2,8 @@ package kuis
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
-	"time"
 
 	"github.com/kuisboard/kuis/internal/script"
 	"github.com/redis/rueidis"
@@ -19,13 +17,15 @@ import (
 // does not start with "<ns>:" is never touched. Purge does not look at quiz
 // status: use PurgeQuiz to delete one finished quiz after archiving its recap.
 //
-// On a cluster the primaries are found with CLUSTER NODES (replicas are never
-// needed, so a dead one fails nothing), and a key that moves between them
-// during the call is not missed: when a slot moved or a migration opened or
-// closed while the primaries were scanned, the scan starts again after a
-// short pause, until one whole scan saw the layout hold still (a migration
-// open throughout is fine). A long resharding therefore delays the call
-// (11 s during a 5,000-slot `redis-cli --cluster reshard`); ctx bounds it.
+// On a cluster the primaries are found with CLUSTER SHARDS, and each one's
+// own CLUSTER NODES line gives its slots, config epoch and open migrations
+// (replicas are never needed, so a dead one fails nothing). A key that moves
+// between primaries during the call is not missed: when a slot moved or a
+// migration opened or closed while the primaries were scanned, the scan
+// starts again after a short pause, until one whole scan saw the layout hold
+// still; the targets of a migration open throughout are scanned a second
+// time, after every primary. A long resharding therefore delays the call;
+// ctx bounds it.
 func (s *Store) Purge(ctx context.Context) (int64, error) {
 	client, o := s.client, s.opts
 	var deleted int64
@@ -118,73 +118,4 @@ func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(conte
 		return 0, q.fail(err, "", q.keys.meta)
 	}
 	return n, nil
-}
-
-// scanKeys calls page with every page of SCAN ... MATCH pattern, on the one
-// server of a standalone client or on each primary of a cluster (replicas hold
-// copies of the same keys and are never asked; SCAN itself may still repeat a
-// key). On a cluster it reads the layout before and after scanning every
-// primary (clusterLayout) and scans everything again, after a pause, until
-// the two readings agree: a key that moved to another primary while the
-// primaries were scanned one after the other would otherwise be missed, and
-// a migration that stays open throughout is safe because its source is
-// scanned before its target. Each page is then seen in every attempt; page
-// must tolerate that. Only ctx ends a resharding that never settles.
-func (s *Store) scanKeys(ctx context.Context, pattern string, page func([]string) error) error {
-	client := s.client
-	if client.Mode() != rueidis.ClientModeCluster {
-		return s.scanNode(ctx, client, "", pattern, page)
-	}
-	pause := 10 * time.Millisecond
-	for {
-		before, err := clusterLayout(ctx, client)
-		if err == nil {
-			for _, sh := range before.shards {
-				if err := s.scanNode(ctx, sh.client, sh.addr, pattern, page); err != nil {
-					return err
-				}
-			}
-			var after layout
-			after, err = clusterLayout(ctx, client)
-			if err == nil && after.fingerprint == before.fingerprint {
-				return nil
-			}
-		}
-		if err != nil && !errors.Is(err, errUnsettled) {
-			return err
-		}
-		t := time.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return fmt.Errorf("cluster layout kept changing during the scan: %w", ctx.Err())
-		case <-t.C:
-		}
-		pause = min(2*pause, 500*time.Millisecond)
-	}
-}
-
-// scanNode pages through one node's SCAN, cursor to 0.
-func (s *Store) scanNode(ctx context.Context, node rueidis.Client, addr string, pattern string, page func([]string) error) error {
-	var cursor uint64
-	for {
-		entry, err := sendOne(ctx, node, node.B().Scan().Cursor(cursor).Match(pattern).Count(s.tune.scanCount).Build()).AsScanEntry()
-		if err != nil {
-			if addr != "" {
-				return fmt.Errorf("SCAN on %s: %w", addr, err)
-			}
-			return err
-		}
-		if len(entry.Elements) > 0 {
-			if err := page(entry.Elements); err != nil {
-				return err
-			}
-		}
-		if s.tune.scanHook != nil {
-			s.tune.scanHook(addr)
-		}
-		if cursor = entry.Cursor; cursor == 0 {
-			return nil
-		}
-	}
 }
