@@ -166,6 +166,8 @@ type answerPair struct {
 
 // stormLog is what the writers of a storm saw.
 type stormLog struct {
+	quiz map[answerPair]int // every answer of the storm, and its quiz (an index of the boards)
+
 	mu         sync.Mutex
 	counted    map[answerPair]int  // acknowledgements with Duplicate false
 	scores     map[string][]int64  // the score each of those returned, per participant
@@ -177,24 +179,43 @@ type stormLog struct {
 }
 
 // storm submits every answer of 8 participants to 10 questions twice, in
-// random order, from 32 writers: three calls of RecordAnswer (so that calls
-// queue and share runs), then four answers through RecordAnswers, and so on. Every call has a 500 ms deadline; an
-// answer that fails with anything but a library refusal is retried (a retry
-// is always safe) until it is acknowledged, for up to 60 s. fault runs on its
-// own goroutine once a third of the answers are acknowledged; the last third
-// is sent after it returned. Once finished is set, nothing sent may count.
-func storm(t *testing.T, b *kuis.Board, fault func() error, finished *atomic.Bool) *stormLog {
+// random order, from 32 writers; participant i answers quiz i % len(boards),
+// so that the runs RecordAnswer's calls share mix quizzes. Each quiz's
+// answers go in sends of one quiz: three calls of RecordAnswer (so that calls
+// queue and share runs), then four answers through RecordAnswers, and so on,
+// the sends of all quizzes shuffled together. Every call has a 500 ms
+// deadline; an answer that fails with anything but a library refusal is
+// retried (a retry is always safe) until it is acknowledged, for up to 60 s.
+// fault runs on its own goroutine once a third of the answers are
+// acknowledged; the last third is sent after it returned. Once finished[q] is
+// set, nothing sent to quiz q may count.
+func storm(t *testing.T, boards []*kuis.Board, fault func() error, finished []atomic.Bool) *stormLog {
 	t.Helper()
 	const deadline, slack = 500 * time.Millisecond, time.Second
-	var jobs []answerPair
+	l := &stormLog{quiz: map[answerPair]int{}, counted: map[answerPair]int{}, scores: map[string][]int64{}, acked: map[answerPair]bool{}, refused: map[answerPair]bool{}}
+	perQuiz := make([][]answerPair, len(boards)) // each answer twice
 	for i := range 80 {
-		a := answerPair{fmt.Sprintf("murid-%02d", i/10), i%10 + 1}
-		jobs = append(jobs, a, a)
+		a, q := answerPair{fmt.Sprintf("murid-%02d", i/10), i%10 + 1}, i/10%len(boards)
+		l.quiz[a] = q
+		perQuiz[q] = append(perQuiz[q], a, a)
 	}
 	seed := time.Now().UnixNano()
 	t.Logf("shuffle seed %d", seed)
-	rand.New(rand.NewSource(seed)).Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
-	l := &stormLog{counted: map[answerPair]int{}, scores: map[string][]int64{}, acked: map[answerPair]bool{}, refused: map[answerPair]bool{}}
+	rng := rand.New(rand.NewSource(seed))
+	var sends [][]answerPair
+	for _, jobs := range perQuiz {
+		rng.Shuffle(len(jobs), func(i, j int) { jobs[i], jobs[j] = jobs[j], jobs[i] })
+		for i, k := 0, 0; i < len(jobs); k++ {
+			n := 1
+			if k%4 == 3 {
+				n = 4
+			}
+			sends = append(sends, jobs[i:min(i+n, len(jobs))])
+			i += n
+		}
+	}
+	rng.Shuffle(len(sends), func(i, j int) { sends[i], sends[j] = sends[j], sends[i] })
+	total := 2 * len(l.quiz)
 	trigger, faulted, faultErr := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	var once sync.Once
 	go func() {
@@ -208,11 +229,12 @@ func storm(t *testing.T, b *kuis.Board, fault func() error, finished *atomic.Boo
 	for range 32 {
 		wg.Go(func() {
 			for pending := range queue {
+				q := l.quiz[pending[0]] // a send's answers are of one quiz
 				for len(pending) > 0 {
-					late := finished.Load()
+					late := finished[q].Load()
 					ctx, cancel := context.WithTimeout(context.Background(), deadline)
 					start := time.Now()
-					res := record(ctx, b, pending)
+					res := record(ctx, boards[q], pending)
 					took := time.Since(start)
 					cancel()
 					l.mu.Lock()
@@ -243,7 +265,7 @@ func storm(t *testing.T, b *kuis.Board, fault func() error, finished *atomic.Boo
 							retry = append(retry, a)
 						}
 					}
-					if l.acks >= len(jobs)/3 {
+					if l.acks >= total/3 {
 						once.Do(func() { close(trigger) })
 					}
 					l.mu.Unlock()
@@ -254,19 +276,16 @@ func storm(t *testing.T, b *kuis.Board, fault func() error, finished *atomic.Boo
 			}
 		})
 	}
-	for i, k := 0, 0; i < len(jobs); k++ {
-		n := 1
-		if k%4 == 3 {
-			n = 4
-		}
-		if i >= 2*len(jobs)/3 {
+	sent := 0
+	for _, s := range sends {
+		if sent >= 2*total/3 {
 			select { // the second third is sent during the fault, the last after it
 			case <-faulted:
 			case <-time.After(30 * time.Second):
 			}
 		}
-		queue <- jobs[i:min(i+n, len(jobs))]
-		i += n
+		queue <- s
+		sent += len(s)
 	}
 	close(queue)
 	wg.Wait()
@@ -304,18 +323,20 @@ func record(ctx context.Context, b *kuis.Board, as []answerPair) []kuis.AnswerRe
 	return res
 }
 
-// TestFaultAnswersCountExactlyOnce runs a storm of answers, each submitted
-// twice, into one fault each: kill -9 and restart (AOF always: replies lost
-// with the connection), CLIENT PAUSE WRITE (every call in flight times out,
-// and may or may not be applied), SCRIPT FLUSH again and again (EVALSHA
-// answers NOSCRIPT, RecordAnswer and RecordAnswers fall back to EVAL), and
-// Finish. Then: no answer was acknowledged as counted twice; each
-// participant's counted acknowledgements returned distinct scores (each
-// result is its own input's); every acknowledged answer is in the answers set
-// and no refused one; every score is exactly 10 x the participant's counted
-// answers; Audit finds nothing. Without Finish all 80 answers end up counted,
-// some acknowledged after the fault; with it, none sent after Finish returned
-// counts.
+// TestFaultAnswersCountExactlyOnce runs a storm of answers to three quizzes
+// of one Store, each answer submitted twice, into one fault each: kill -9 and
+// restart (AOF always: replies lost with the connection), CLIENT PAUSE WRITE
+// (every call in flight times out, and may or may not be applied), SCRIPT
+// FLUSH again and again (EVALSHA answers NOSCRIPT, RecordAnswer and
+// RecordAnswers fall back to EVAL), and Finish of the first quiz. Then: some
+// run carried answers of several quizzes; no answer was acknowledged as
+// counted twice; each participant's counted acknowledgements returned
+// distinct scores (each result is its own input's); in each quiz, every
+// acknowledged answer is in its answers set and no refused one nor any of
+// another quiz, every score is exactly 10 x the participant's counted answers
+// and Audit finds nothing. Every answer of a quiz not finished ends up
+// counted, some acknowledged after the fault unless the fault is Finish; none
+// sent to the finished quiz after Finish returned counts.
 func TestFaultAnswersCountExactlyOnce(t *testing.T) {
 	srv := startFaultServer(t, "--appendonly", "yes", "--appendfsync", "always")
 	e := faultEnv(t, srv)
@@ -339,20 +360,29 @@ func TestFaultAnswersCountExactlyOnce(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			id, m, _ := e.running(10)
-			runs := newHoldClient(e.client) // counts the answers of RecordAnswer's runs
-			b, err := e.storeOn(runs).Board(id)
-			if err != nil {
-				t.Fatal(err)
+			// One Store, whose calls share the record script's runs whatever
+			// quiz they answer; runs counts the answers and quizzes of each.
+			runs := newHoldClient(e.client)
+			store := e.storeOn(runs)
+			ids, metas, boards := make([]string, 3), make([]*kuis.Meta, 3), make([]*kuis.Board, 3)
+			for i := range ids {
+				ids[i], metas[i], _ = e.running(10)
+				boards[i] = handlesOf(t, store, ids[i])
 			}
 			evals := commandCalls(t, e.ctx, e.client, "eval")["eval"]
-			var finished atomic.Bool
-			l := storm(t, b, func() error { return tc.fault(m, &finished) }, &finished)
-			if !slices.ContainsFunc(runs.sentRuns(), func(n int) bool { return n > 1 }) {
-				t.Errorf("RecordAnswer's runs held %v answers: no calls shared a run", runs.sentRuns())
+			finished := make([]atomic.Bool, len(ids)) // Finish finishes the first quiz only
+			l := storm(t, boards, func() error { return tc.fault(metas[0], &finished[0]) }, finished)
+			runs.mu.Lock()
+			sizes, mixed := slices.Clone(runs.runs), slices.Max(runs.quizzes)
+			runs.mu.Unlock()
+			if !slices.ContainsFunc(sizes, func(n int) bool { return n > 1 }) {
+				t.Errorf("the record script's runs held %v answers: no calls shared a run", sizes)
 			}
-			t.Logf("%d acknowledgements, %d after the fault, %d counted, %d refused; RecordAnswer's runs held %v answers",
-				l.acks, l.afterFault, len(l.counted), len(l.refused), runs.sentRuns())
+			if mixed < 2 {
+				t.Errorf("no run carried answers of two quizzes (runs of at most %d)", mixed)
+			}
+			t.Logf("%d acknowledgements, %d after the fault, %d counted, %d refused; the record script's runs held %v answers, of up to %d quizzes",
+				l.acks, l.afterFault, len(l.counted), len(l.refused), sizes, mixed)
 			for _, p := range l.problems {
 				t.Error(p)
 			}
@@ -367,46 +397,53 @@ func TestFaultAnswersCountExactlyOnce(t *testing.T) {
 					t.Errorf("%s's counted answers returned scores %v: one twice", p, scores)
 				}
 			}
-			members, err := e.mustRaw("SMEMBERS", e.keys(id).Answers()).AsStrSlice()
-			if err != nil {
-				t.Fatal(err)
-			}
-			inSet, want := map[answerPair]bool{}, map[string]int64{}
-			for _, m := range members {
-				q, p, _ := strings.Cut(m, ":")
-				n, _ := strconv.Atoi(q)
-				inSet[answerPair{p, n}] = true
-				want[p] += 10
-			}
-			for a := range l.acked {
-				if !inSet[a] {
-					t.Errorf("%v was acknowledged but is not in the answers set", a)
+			for qi, id := range ids {
+				members, err := e.mustRaw("SMEMBERS", e.keys(id).Answers()).AsStrSlice()
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-			for a := range l.refused {
-				if inSet[a] {
-					t.Errorf("%v was refused but is in the answers set", a)
+				inSet, want := map[answerPair]bool{}, map[string]int64{}
+				for _, m := range members {
+					q, p, _ := strings.Cut(m, ":")
+					n, _ := strconv.Atoi(q)
+					a := answerPair{p, n}
+					if of, ok := l.quiz[a]; !ok || of != qi {
+						t.Errorf("quiz %s's answers set holds %v, not one of its answers", id, a)
+					}
+					inSet[a] = true
+					want[p] += 10
+				}
+				for a, of := range l.quiz {
+					switch {
+					case of != qi:
+					case l.acked[a] && !inSet[a]:
+						t.Errorf("%v was acknowledged but is not in quiz %s's answers set", a, id)
+					case l.refused[a] && inSet[a]:
+						t.Errorf("%v was refused but is in quiz %s's answers set", a, id)
+					case !inSet[a] && !finished[qi].Load():
+						t.Errorf("%v is not counted, yet quiz %s was not finished", a, id)
+					}
+				}
+				standings, err := boards[qi].Standings(e.ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := map[string]int64{}
+				for _, s := range standings {
+					got[s.Participant] = s.Score
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("quiz %s: scores, want 10 x counted answers (-want +got):\n%s", id, diff)
+				}
+				if v, err := e.store.Audit(e.ctx, id); err != nil || len(v) != 0 {
+					t.Errorf("quiz %s: Audit = %v, %v; want no violation", id, v, err)
 				}
 			}
 			if tc.name == "Finish" && len(l.refused) == 0 {
 				t.Error("no answer was refused: Finish did not race the writers")
 			}
-			if tc.name != "Finish" && (len(inSet) != 80 || l.afterFault == 0) {
-				t.Errorf("%d answers counted, %d acknowledged after the fault; want all 80, some after", len(inSet), l.afterFault)
-			}
-			standings, err := b.Standings(e.ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got := map[string]int64{}
-			for _, s := range standings {
-				got[s.Participant] = s.Score
-			}
-			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("scores, want 10 x counted answers (-want +got):\n%s", diff)
-			}
-			if v, err := e.store.Audit(e.ctx, id); err != nil || len(v) != 0 {
-				t.Errorf("Audit = %v, %v; want no violation", v, err)
+			if tc.name != "Finish" && l.afterFault == 0 {
+				t.Error("no answer was acknowledged after the fault")
 			}
 			if tc.name == "SCRIPT FLUSH" && commandCalls(t, e.ctx, e.client, "eval")["eval"] == evals {
 				t.Error("no EVAL after SCRIPT FLUSH: the NOSCRIPT fallback never ran")
