@@ -104,8 +104,8 @@ var operations = []operation{
 	{"repair the board", "Store.Repair", []string{"HGETALL", "XREVRANGE", "SSCAN", "ZSCAN", "XRANGE"},
 		[]script.Script{script.Repair, script.RepairStage, script.RepairSwap}, "O(N)", operator},
 	{"archive and purge a quiz", "Store.PurgeQuiz", recapInParts, []script.Script{script.Recap, script.PurgeQuiz}, "O(N)", operator},
-	{"purge the namespace", "Store.Purge", []string{"SCAN", "UNLINK", "CLUSTER|NODES"}, nil, "O(K)", operator},
-	{"list the quizzes", "Store.Quizzes", []string{"SCAN", "CLUSTER|NODES"}, nil, "O(K)", operator},
+	{"purge the namespace", "Store.Purge", []string{"SCAN", "UNLINK", "CLUSTER|SHARDS", "CLUSTER|NODES"}, nil, "O(K)", operator},
+	{"list the quizzes", "Store.Quizzes", []string{"SCAN", "CLUSTER|SHARDS", "CLUSTER|NODES"}, nil, "O(K)", operator},
 }
 
 // scriptCommands lists what each script calls (prelude.lua's helpers it

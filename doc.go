@@ -58,8 +58,8 @@
 //	| audit the keys | Store.Audit | TYPE, PTTL, EXISTS, HGETALL, ZSCAN, SSCAN, XRANGE | O(N) |
 //	| repair the board | Store.Repair | HGETALL, XREVRANGE, SSCAN, ZSCAN, XRANGE; repair.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, XRANGE, SISMEMBER, ZSCORE, ZADD, ZREM, UNLINK); repair_stage.lua (UNLINK, ZADD, ZSCORE); repair_swap.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, ZSCORE, XRANGE, SISMEMBER, ZADD, ZREM, UNLINK, RENAME) | O(N) |
 //	| archive and purge a quiz | Store.PurgeQuiz | WATCH, HGETALL, ZCARD, ZSCAN, SSCAN, XRANGE, MULTI, EXEC, UNWATCH; recap.lua (HGETALL, ZCARD, SCARD, XLEN, ZRANGE, SMEMBERS, XRANGE); purge_quiz.lua (UNLINK, HMGET, EXISTS) | O(N) |
-//	| purge the namespace | Store.Purge | SCAN, UNLINK, CLUSTER NODES | O(K) |
-//	| list the quizzes | Store.Quizzes | SCAN, CLUSTER NODES | O(K) |
+//	| purge the namespace | Store.Purge | SCAN, UNLINK, CLUSTER SHARDS, CLUSTER NODES | O(K) |
+//	| list the quizzes | Store.Quizzes | SCAN, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //
 // # Live screens
 //

@@ -222,7 +222,7 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 	do("Store.Purge", func(s *kuis.Store) error { _, err := s.Purge(e.ctx); return err })
 	for method, cmds := range listed {
 		for _, c := range cmds {
-			if !sent[method][c] && (c != "CLUSTER|NODES" || redistest.Cluster()) {
+			if !sent[method][c] && (!strings.HasPrefix(c, "CLUSTER|") || redistest.Cluster()) {
 				t.Errorf("%s never sent %s, which its row of the operations table lists", method, c)
 			}
 		}
