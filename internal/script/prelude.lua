@@ -7,9 +7,8 @@
 -- KUIS_BUSY.
 --
 -- Every function a script defines is built anew on every call, and that costs
--- the server measurable time on the hot path. So the record scripts check the
--- common case inline with the two small functions below, and build the
--- helpers with gate() only to say why they refuse.
+-- the server measurable time on the hot path: the record script uses the
+-- small functions below and never builds gate()'s helpers.
 
 -- maxScore is the largest sound score, 2^53 - 2: the largest multiple of 10
 -- a double holds exactly (leaderboard.go's maxScore is the same).
@@ -200,33 +199,6 @@ local function gate()
       return nil, nil, err
     end
     return s, n, nil
-  end
-
-  -- running is status for the write paths: only berjalan passes.
-  function g.running(meta)
-    local s, n, err = g.status(meta)
-    if err then
-      return nil, err
-    end
-    if s == 'selesai' then
-      return nil, g.refuse('KUIS_FINISHED')
-    end
-    return n, nil
-  end
-
-  -- score reads the participant's score (false if none), refusing a board of
-  -- the wrong type and a score that is not sound: checked before any write,
-  -- so a refusal writes nothing and -10 + 10 never passes for a valid 0.
-  function g.score(board, participant)
-    local cur, err = g.call(board .. ': not a sorted set', 'ZSCORE', board, participant)
-    if err then
-      return nil, err
-    end
-    if not sound(cur) then
-      return nil, g.refuse('KUIS_CORRUPT', board .. ': member ' .. string.format('%q', participant) ..
-        ' has score ' .. whole(cur) .. ', not a non-negative multiple of 10 of at most ' .. whole(maxScore))
-    end
-    return cur, nil
   end
 
   -- ranking returns the sorted set a read orders the board by: the order set
