@@ -94,6 +94,7 @@ type entryKind int
 const (
 	entryOther  entryKind = iota // written behind the library's back: every reader skips it
 	entryAnswer                  // a counted answer: peserta, soal, skor
+	entryStart                   // the start, the log's first: the single field status = berjalan
 	entryFinish                  // the finish: the single field status = selesai
 )
 
@@ -109,7 +110,8 @@ type logEntry struct {
 // decodeEntry decodes one log entry: an entry with a peserta field is an
 // answer and must be whole, its ID a time (otherwise the error says what is
 // wrong, and the entry's ID and kind are set even then); the single field
-// status = selesai is the finish; anything else is entryOther.
+// status = berjalan is the start, status = selesai the finish; anything else
+// is entryOther.
 func decodeEntry(e rueidis.XRangeEntry) (logEntry, error) {
 	id, ok := parseStreamID(e.ID)
 	if !ok {
@@ -122,6 +124,9 @@ func decodeEntry(e rueidis.XRangeEntry) (logEntry, error) {
 		out.kind, out.participant = entryAnswer, p
 	case len(e.FieldValues) == 1 && e.FieldValues[logStatus] == string(StatusFinished):
 		out.kind = entryFinish
+		return out, nil
+	case len(e.FieldValues) == 1 && e.FieldValues[logStatus] == string(StatusRunning):
+		out.kind = entryStart
 		return out, nil
 	default:
 		return out, nil

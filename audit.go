@@ -181,7 +181,9 @@ func (a *auditor) log(ctx context.Context) (map[string]int64, error) {
 	latest := map[string]int64{}
 	logged := map[string]bool{}
 	finished := ""
+	first := true // the start entry must be the log's first
 	_, err := a.q.readLog(ctx, a.q.client, nil, func(e logEntry, err error) error {
+		defer func() { first = false }()
 		if finished != "" {
 			a.add(key, "log", "entry %s follows the finish entry %s", e.id, finished)
 		}
@@ -193,6 +195,12 @@ func (a *auditor) log(ctx context.Context) (map[string]int64, error) {
 			if finished == "" {
 				finished = e.id.String()
 			}
+			return nil
+		case e.kind == entryStart:
+			if !first {
+				a.add(key, "log", "start entry %s is not the log's first", e.id)
+			}
+			first = false
 			return nil
 		case e.kind == entryOther:
 			a.add(key, "log", "entry %s has no valid %s and %s", e.id, logParticipant, logQuestion)

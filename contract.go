@@ -23,10 +23,11 @@ var contractRows = []contractRow{
 	{Keys.Answers, "set", "quiz application", "quiz application, teacher and operator (recap, audit)",
 		"member = `<question>:<participant>` per counted answer",
 		"one key per quiz, one member per counted answer"},
-	{Keys.Log, "stream", "quiz application (teacher: the finish entry)", "teacher (recap, audit) and quiz application (the feed)",
-		"one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3); " +
-			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips it",
-		"one key per quiz, one entry per counted answer, plus the finish"},
+	{Keys.Log, "stream", "quiz application (teacher: the start and finish entries)", "teacher (recap, audit) and quiz application (the feed)",
+		"first, the start entry: the single field `status` = `berjalan`, written by Create; then one entry per counted answer, in the order counted: " +
+			"fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3); " +
+			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips both",
+		"one key per quiz, one entry per counted answer, plus the start and the finish"},
 	{Keys.Order, "sorted set", "quiz application (operator: Repair)", "students and teacher",
 		"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time (revision 3)",
 		"one key per quiz, one member per participant"},
@@ -111,7 +112,7 @@ var operations = []operation{
 // scriptCommands lists what each script calls (prelude.lua's helpers it
 // uses included), as a test reads it from the sources.
 var scriptCommands = map[string][]string{
-	script.Create.Name():       {"EXISTS", "HSET"},
+	script.Create.Name():       {"EXISTS", "HSET", "XADD"},
 	script.Finish.Name():       {"HMGET", "EXISTS", "XLEN", "SCARD", "XADD", "HSET"},
 	script.RecordAnswer.Name(): {"HMGET", "EXISTS", "ZCARD", "SISMEMBER", "ZSCORE", "XLEN", "XADD", "SADD", "ZADD"},
 	script.Standing.Name():     {"HLEN", "ZCARD", "ZSCORE", "ZREVRANK", "ZCOUNT"},

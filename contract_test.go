@@ -24,11 +24,11 @@ func TestContractTable(t *testing.T) {
 			"| `" + answers + "` | set | quiz application | quiz application, teacher and operator (recap, audit) | " +
 			"member = `<question>:<participant>` per counted answer | " +
 			"one key per quiz, one member per counted answer | none while the quiz runs |\n" +
-			"| `" + log + "` | stream | quiz application (teacher: the finish entry) | teacher (recap, audit) and quiz application (the feed) | " +
-			"one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); " +
-			"the entry ID is the server's time in ms (revision 3); " +
-			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips it | " +
-			"one key per quiz, one entry per counted answer, plus the finish | none while the quiz runs |\n" +
+			"| `" + log + "` | stream | quiz application (teacher: the start and finish entries) | teacher (recap, audit) and quiz application (the feed) | " +
+			"first, the start entry: the single field `status` = `berjalan`, written by Create; then one entry per counted answer, " +
+			"in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3); " +
+			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips both | " +
+			"one key per quiz, one entry per counted answer, plus the start and the finish | none while the quiz runs |\n" +
 			"| `" + order + "` | sorted set | quiz application (operator: Repair) | students and teacher | " +
 			"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): " +
 			"points, then the earlier time (revision 3) | " +

@@ -16,6 +16,10 @@ type EventKind string
 const (
 	EventAnswer   EventKind = "answer"   // a counted answer (never a Duplicate, never a refusal)
 	EventFinished EventKind = "finished" // the teacher finished the quiz
+
+	// eventStart is the log's start entry, never yielded: its quiz's own
+	// start, or a sign that the quiz was purged and created anew.
+	eventStart EventKind = "start"
 )
 
 // Event is one entry of a quiz's feed ([Board.Events]): an entry of the
@@ -74,6 +78,9 @@ func (b *Board) Events(ctx context.Context, after string) iter.Seq2[Event, error
 			}
 		}
 		f := feed{q: b.q, last: last}
+		if after != "" {
+			f.own = &last // the reader's own quiz started before the events it saw
+		}
 		f.run(ctx, yield)
 	}
 }
@@ -83,6 +90,9 @@ func (b *Board) Events(ctx context.Context, after string) iter.Seq2[Event, error
 type feed struct {
 	q    quiz
 	last streamID
+	// own bounds the reader's own quiz's start entry: a start entry after it
+	// (or any, when nil) is another quiz's, of the same ID.
+	own *streamID
 	// end is the ID after which the feed ends: the finish entry's, or for a
 	// quiz finished without one, the synthetic end (feedEnd).
 	end       *streamID
@@ -194,6 +204,13 @@ func (f *feed) handEvents(events []Event, yield func(Event, error) bool) bool {
 			continue
 		}
 		f.last = id
+		if ev.Kind == eventStart {
+			if f.own != nil && !f.own.less(id) {
+				continue
+			}
+			yield(Event{}, fmt.Errorf("%w: %s: purged, and created again", ErrQuizNotFound, f.q.about("")))
+			return false
+		}
 		if !yield(ev, nil) || ev.Kind == EventFinished {
 			return false
 		}
@@ -217,6 +234,8 @@ func decodeEvents(key string, entries []rueidis.XRangeEntry) ([]Event, error) {
 				Question: e.question, Score: e.score, At: e.id.time()})
 		case entryFinish:
 			events = append(events, Event{ID: raw.ID, Kind: EventFinished, At: e.id.time()})
+		case entryStart:
+			events = append(events, Event{ID: raw.ID, Kind: eventStart})
 		}
 	}
 	return events, nil
@@ -226,8 +245,14 @@ func decodeEvents(key string, entries []rueidis.XRangeEntry) ([]Event, error) {
 // feed's end when the quiz is finished.
 func (f *feed) probe(ctx context.Context) error {
 	st, tail, err := f.q.feedState(ctx)
-	if err != nil || st != StatusFinished {
+	if err != nil {
 		return err
+	}
+	if f.own == nil && tail != nil {
+		f.own = &tail.id // read from the start: the quiz's start entry is logged by now
+	}
+	if st != StatusFinished {
+		return nil
 	}
 	if tail != nil && tail.kind == entryFinish {
 		f.end = &tail.id

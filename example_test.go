@@ -666,7 +666,7 @@ func ExampleContractTable() {
 	// | `kuis:papan:<quiz>` | sorted set | quiz application | students and teacher | member = participant name, score = cumulative points (10 per correct answer) | one key per quiz, one member per participant | none while the quiz runs |
 	// | `kuis:meta:<quiz>` | hash | teacher | teacher and quiz application | fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`) | one key per quiz, three fields | none while the quiz runs |
 	// | `kuis:jawaban:<quiz>` | set | quiz application | quiz application, teacher and operator (recap, audit) | member = `<question>:<participant>` per counted answer | one key per quiz, one member per counted answer | none while the quiz runs |
-	// | `kuis:catatan:<quiz>` | stream | quiz application (teacher: the finish entry) | teacher (recap, audit) and quiz application (the feed) | one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3); last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips it | one key per quiz, one entry per counted answer, plus the finish | none while the quiz runs |
+	// | `kuis:catatan:<quiz>` | stream | quiz application (teacher: the start and finish entries) | teacher (recap, audit) and quiz application (the feed) | first, the start entry: the single field `status` = `berjalan`, written by Create; then one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3); last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips both | one key per quiz, one entry per counted answer, plus the start and the finish | none while the quiz runs |
 	// | `kuis:urutan:<quiz>` | sorted set | quiz application (operator: Repair) | students and teacher | member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time (revision 3) | one key per quiz, one member per participant | none while the quiz runs |
 	// | `kuis:papan-baru:<quiz>` | sorted set | operator (Repair) | none: Repair renames it to the board | a board being rebuilt by Repair, as the board, plus one token member starting with a NUL byte; it exists only while Repair rebuilds (revision 3) | at most one key per quiz, for the length of a Repair | none while the quiz runs |
 	// | `kuis:urutan-baru:<quiz>` | sorted set | operator (Repair) | none: Repair renames it to the order set | the order set being rebuilt with the board above, as the order set (revision 3) | at most one key per quiz, for the length of a Repair | none while the quiz runs |
@@ -728,6 +728,11 @@ func ExampleWithTies() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// miniredis's clock, which its stream IDs follow, set before the quiz's
+	// log starts: the reference session, question r answered in round r, one
+	// answer a second.
+	clock := time.Date(2026, 11, 30, 9, 15, 0, 125e6, time.UTC)
+	mr.SetTime(clock)
 	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
 		log.Fatal(err)
 	}
@@ -735,9 +740,6 @@ func ExampleWithTies() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// The contract's reference session, question r answered in round r, one
-	// answer a second by miniredis's clock, which its stream IDs follow.
-	clock := time.Date(2026, 11, 30, 9, 15, 0, 125e6, time.UTC)
 	for q, round := range [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}} {
 		for _, name := range round {
 			clock = clock.Add(time.Second)
@@ -882,6 +884,11 @@ func ExampleRecap_WriteAnswersCSV() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// miniredis's clock, which its stream IDs follow, set before the quiz's
+	// log starts: the reference session, question r answered in round r, one
+	// answer a second.
+	clock := time.Date(2026, 11, 30, 9, 15, 0, 125e6, time.UTC)
+	mr.SetTime(clock)
 	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
 		log.Fatal(err)
 	}
@@ -889,9 +896,6 @@ func ExampleRecap_WriteAnswersCSV() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// The contract's reference session, question r answered in round r, one
-	// answer a second by miniredis's clock, which its stream IDs follow.
-	clock := time.Date(2026, 11, 30, 9, 15, 0, 125e6, time.UTC)
 	for q, round := range [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}} {
 		for _, name := range round {
 			clock = clock.Add(time.Second)
@@ -1048,6 +1052,11 @@ func ExampleBoard_Events() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	// miniredis's clock, which its stream IDs follow, set before the quiz's
+	// log starts: the reference session, question r answered in round r, one
+	// answer a second.
+	clock := time.Date(2026, 11, 30, 9, 15, 0, 125e6, time.UTC)
+	mr.SetTime(clock)
 	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
 		log.Fatal(err)
 	}
@@ -1055,9 +1064,6 @@ func ExampleBoard_Events() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	// The contract's reference session, question r answered in round r, one
-	// answer a second by miniredis's clock, which its stream IDs follow.
-	clock := time.Date(2026, 11, 30, 9, 15, 0, 125e6, time.UTC)
 	for q, round := range [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}} {
 		for _, name := range round {
 			clock = clock.Add(time.Second)

@@ -174,8 +174,8 @@ func TestClusterDeadReplica(t *testing.T) {
 	if diff := cmp.Diff(ids, got); err != nil || diff != "" {
 		t.Errorf("Quizzes with a dead replica: %v (-want +got):\n%s", err, diff)
 	}
-	if n, err := s.Purge(ctx); err != nil || n != int64(len(ids)) {
-		t.Errorf("Purge with a dead replica = %d, %v; want %d, nil", n, err, len(ids))
+	if n, err := s.Purge(ctx); err != nil || n != int64(2*len(ids)) { // each quiz's meta and log
+		t.Errorf("Purge with a dead replica = %d, %v; want %d, nil", n, err, 2*len(ids))
 	}
 	if left := keysByNode(t, e, primaries); len(left) != 0 {
 		t.Errorf("keys left after Purge: %v", left)
@@ -262,8 +262,8 @@ func slotMoveCase(t *testing.T, op string, leaveOpen bool) {
 			t.Errorf("Quizzes: %v (-want +got):\n%s", err, diff)
 		}
 	case "Purge":
-		if n, err := s.Purge(e.ctx); err != nil || n != int64(2*len(all)) {
-			t.Errorf("Purge = %d, %v; want %d, nil", n, err, 2*len(all))
+		if n, err := s.Purge(e.ctx); err != nil || n != int64(3*len(all)) { // meta, log and board of each quiz
+			t.Errorf("Purge = %d, %v; want %d, nil", n, err, 3*len(all))
 		}
 		if left := keysByNode(t, e, primaries); len(left) != 0 {
 			t.Errorf("keys left after Purge: %v", left)
@@ -441,8 +441,8 @@ func openMigrationCase(t *testing.T, op string) {
 			t.Errorf("Quizzes: %v (-want +got):\n%s", err, diff)
 		}
 	case "Purge":
-		if n, err := s.Purge(e.ctx); err != nil || n != int64(2*len(all)) {
-			t.Errorf("Purge = %d, %v; want %d, nil", n, err, 2*len(all))
+		if n, err := s.Purge(e.ctx); err != nil || n != int64(3*len(all)) { // meta, log and board of each quiz
+			t.Errorf("Purge = %d, %v; want %d, nil", n, err, 3*len(all))
 		}
 		if left := keysByNode(t, e, primaries); len(left) != 0 {
 			t.Errorf("keys left after Purge: %v", left)

@@ -28,11 +28,14 @@ func TestMetaCreate(t *testing.T) {
 		k.Meta():    `hash, no TTL: ["judul"="Kuis Matematika 日本" "jumlah_soal"="3" "status"="berjalan"]`,
 		k.Board():   "none",
 		k.Answers(): "none",
-		k.Log():     "none",
 		k.Order():   "none",
 	}
-	if diff := cmp.Diff(want, e.dump(fiveKeys(k)...)); diff != "" {
+	if diff := cmp.Diff(want, e.dump(k.Meta(), k.Board(), k.Answers(), k.Order())); diff != "" {
 		t.Errorf("keys after Create (-want +got):\n%s", diff)
+	}
+	entries, err := e.mustRaw("XRANGE", k.Log(), "-", "+").AsXRange()
+	if err != nil || len(entries) != 1 || !cmp.Equal(entries[0].FieldValues, map[string]string{"status": "berjalan"}) {
+		t.Errorf("log after Create = %v, %v; want the start entry alone", entries, err)
 	}
 }
 
@@ -230,13 +233,13 @@ func TestMetaFinish(t *testing.T) {
 			t.Errorf("%s: Finish = %v; want %v", tt.name, err, tt.wantErr)
 		}
 		if tt.changed {
-			// The finish is logged with the status change: one entry, the
-			// single field status = selesai, in a log the quiz did not have.
+			// The finish is logged with the status change: one entry after
+			// the start entry, the single field status = selesai.
 			entries, err := e.mustRaw("XRANGE", k.Log(), "-", "+").AsXRange()
-			if err != nil || len(entries) != 1 || len(entries[0].FieldValues) != 1 || entries[0].FieldValues["status"] != "selesai" {
-				t.Errorf("%s: log after Finish = %v, %v; want one entry status=selesai", tt.name, entries, err)
+			if err != nil || len(entries) != 2 || !cmp.Equal(entries[1].FieldValues, map[string]string{"status": "selesai"}) {
+				t.Errorf("%s: log after Finish = %v, %v; want the start entry, then one entry status=selesai", tt.name, entries, err)
 			}
-			e.mustRaw("DEL", k.Log())
+			e.mustRaw("XDEL", k.Log(), entries[len(entries)-1].ID)
 		}
 		if diff := cmp.Diff(want, e.dump(fiveKeys(k)...)); diff != "" {
 			t.Errorf("%s: keys after Finish (-want +got):\n%s", tt.name, diff)

@@ -24,12 +24,13 @@ if s == 'selesai' then
   return 0
 end
 -- Finishing must not depend on the other keys being sound: a log or an
--- answers set of the wrong type (Audit reports it) gets no entry, and the
--- status still changes.
+-- answers set of the wrong type (Audit reports it), or a log that takes no
+-- entry (its last ID is the greatest possible: only a raw write makes one),
+-- gets no entry, and the status still changes.
 local isStream = type(redis.pcall('XLEN', log)) == 'number' -- a missing log too
 local counted = redis.pcall('SCARD', answers)            -- an error reply when not a set
 if isStream and (redis.call('EXISTS', log) == 1 or counted == 0) then
-  redis.call('XADD', log, '*', 'status', 'selesai')
+  redis.pcall('XADD', log, '*', 'status', 'selesai')
 end
 redis.call('HSET', meta, 'status', 'selesai')
 return 1
