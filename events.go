@@ -107,10 +107,13 @@ func (f *feed) run(ctx context.Context, yield func(Event, error) bool) {
 	}
 	if f.end != nil {
 		// Finished: nothing is logged any more. Read what is left, and end.
-		if !f.last.less(*f.end) || !f.drain(ctx, nil, yield) {
+		// A synthetic end at the log's own last ID (no ID can follow it) is
+		// yielded once that entry is read, unless the reader resumed there.
+		start := f.last
+		if !start.less(*f.end) || !f.drain(ctx, nil, yield) {
 			return
 		}
-		if f.synthetic && f.last.less(*f.end) {
+		if f.synthetic {
 			yield(Event{ID: f.end.String(), Kind: EventFinished, At: f.endAt}, nil)
 		}
 		return

@@ -3,6 +3,7 @@ package kuis_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -77,5 +78,57 @@ func TestEventsEndWhenTheQuizIsPurgedAndCreatedAgain(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"answer Ali", "answer Budi", "finished "}, got); fresh.err != nil || diff != "" {
 		t.Errorf("a reader of the new quiz: %v (-want +got):\n%s", fresh.err, diff)
+	}
+}
+
+// TestLogIDsNearTheEnd: entry IDs whose sequence, or whole ID, is the
+// greatest a stream holds (2^64 - 1) end every paged read of the log, with
+// a result or ErrCorrupt, however the pages fall: Audit, Repair and Recap
+// read in parts, and the feed of the quiz once finished.
+func TestLogIDsNearTheEnd(t *testing.T) {
+	const top = "18446744073709551615"
+	for _, pageSize := range []int64{1, 2, 3} {
+		t.Run(fmt.Sprintf("pages of %d", pageSize), func(t *testing.T) {
+			e := newTunedEnv(t, kuis.Tuning{PageSize: pageSize, RecapInParts: true, FeedBlock: 100 * time.Millisecond})
+			ctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
+			defer cancel()
+			id, _, b := e.reference()
+			k := e.keys(id)
+			last := answerLog(e, k)[8].ms()
+			e.mustRaw("XADD", k.Log(), fmt.Sprintf("%d-%s", last+1, top), "x", "y") // a sequence at the end,
+			e.mustRaw("XADD", k.Log(), fmt.Sprintf("%d-0", last+2), "x", "y")       // then the next millisecond's
+			if v, err := e.store.Audit(ctx, id); err != nil || !hasViolation(v, k.Log(), "log") {
+				t.Errorf("Audit = %v, %v; want the stray entry reported", v, err)
+			}
+			if fixes, err := e.store.Repair(ctx, id); err != nil || len(fixes) != 0 {
+				t.Errorf("Repair = %v, %v; want nothing to correct", fixes, err)
+			}
+			if r, err := e.store.Recap(ctx, id); err != nil || len(r.Answers) != 9 {
+				t.Errorf("Recap in parts: %d answers, %v; want 9", len(r.Answers), err)
+			}
+			e.mustRaw("XADD", k.Log(), top+"-"+top, "x", "y") // the greatest ID: no entry can follow
+			if err := e.meta(id).Finish(ctx); err != nil {
+				t.Errorf("Finish of a quiz whose log takes no entry: %v; want nil", err)
+			}
+			if s, err := e.meta(id).Status(ctx); err != nil || s != kuis.StatusFinished {
+				t.Errorf("Status after Finish = %q, %v; want selesai", s, err)
+			}
+			var kinds []kuis.EventKind
+			for ev, err := range b.Events(ctx, "") {
+				if err != nil {
+					t.Fatalf("Events: %v", err)
+				}
+				kinds = append(kinds, ev.Kind)
+			}
+			if len(kinds) != 10 || kinds[8] != kuis.EventAnswer || kinds[9] != kuis.EventFinished {
+				t.Errorf("Events: %v; want the 9 answers, then the finish", kinds)
+			}
+			if _, err := e.store.Audit(ctx, id); err != nil {
+				t.Errorf("Audit: %v", err)
+			}
+			if n, err := e.store.PurgeQuiz(ctx, id, func(context.Context, kuis.Recap) error { return nil }); err != nil || n != 5 {
+				t.Errorf("PurgeQuiz = %d, %v; want 5", n, err)
+			}
+		})
 	}
 }
