@@ -21,7 +21,11 @@ const rebuildChunk = 1000
 // repair keys in place of board and order set, in one step. A token member marks the repair keys as this rebuild's, so that a
 // concurrent Repair of the quiz that starts afresh makes this one ErrBusy
 // rather than mix their writes.
-func (q quiz) rebuild(ctx context.Context, snap repairSnapshot) ([]Correction, error) {
+//
+// What it returns is what a recount on the server, step participants at a
+// time, found wrong before the swap: answers counted meanwhile move a board
+// entry and its count alike, so they never make a correction.
+func (q quiz) rebuild(ctx context.Context, snap repairSnapshot, step int) ([]Correction, error) {
 	k := q.keys
 	stage := []string{k.repairBoard, k.repairOrder}
 	token := "\x00repair:" + rand.Text()
@@ -50,8 +54,15 @@ func (q quiz) rebuild(ctx context.Context, snap repairSnapshot) ([]Correction, e
 			return nil, q.dropRebuild(ctx, token, q.fail(err, "", k.repairBoard))
 		}
 	}
+	out := []Correction{}
+	for chunk := range slices.Chunk(snap.todo, step) {
+		found, err := q.recount(ctx, "check", chunk, nil)
+		if err != nil {
+			return nil, q.dropRebuild(ctx, token, err)
+		}
+		out = append(out, found...)
+	}
 	after, most := snap.last.String(), strconv.Itoa(rebuildChunk)
-	since := map[string]int64{} // points of the answers added after the snapshot
 	for {
 		reply, err := run(ctx, q.client, script.RepairSwap, append(k.all(), stage...), []string{token, after, most}).AsStrSlice()
 		if err != nil {
@@ -60,29 +71,13 @@ func (q quiz) rebuild(ctx context.Context, snap repairSnapshot) ([]Correction, e
 		if len(reply) == 0 {
 			return nil, q.dropRebuild(ctx, token, fmt.Errorf("kuis: %s: empty reply from the rebuild", q.about("")))
 		}
-		added := reply[1:]
-		if reply[0] == "more" && len(reply) > 1 {
-			after, added = reply[1], reply[2:]
-		}
-		for _, p := range added {
-			since[p] += 10
-		}
 		if reply[0] == "done" {
-			break
+			return out, nil
+		}
+		if len(reply) > 1 {
+			after = reply[1]
 		}
 	}
-	// The answers added since the snapshot moved the board and the rebuild
-	// alike: a correction is what the snapshot found wrong, at today's points.
-	out := []Correction{}
-	for _, p := range snap.todo {
-		was, onBoard := snap.scores[p]
-		now := 10 * snap.counts[p]
-		if onBoard && was == float64(now) || !onBoard && now == 0 {
-			continue // only its place in the order set changed
-		}
-		out = append(out, Correction{Participant: p, Was: int64(was) + since[p], Now: now + since[p]})
-	}
-	return out, nil
 }
 
 // dropRebuild deletes the repair keys if the rebuild still owns them, on a

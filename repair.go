@@ -28,7 +28,9 @@ const (
 // members, removes members with no counted answer, and puts each participant
 // back in the order set (TiesByTime) at the time of their latest logged
 // answer. It returns what it changed on the board, in participant order, and
-// an empty slice when nothing needed it. It works on a running or finished
+// an empty slice when nothing needed it: a Correction only for a participant
+// whose board entry differed from 10 x their counted answers at one moment
+// of the Repair, whatever is answered meanwhile. It works on a running or finished
 // quiz; answers counted meanwhile are never undone, and a reader sees the old
 // board or the new one, never a mix.
 //
@@ -73,7 +75,7 @@ func (s *Store) Repair(ctx context.Context, quizID string) ([]Correction, error)
 		if len(snap.todo) <= max(1, min(q.tune.repairStep, repairChecks/n)) {
 			return q.correct(ctx, snap)
 		}
-		out, err := q.rebuild(ctx, snap)
+		out, err := q.rebuild(ctx, snap, max(1, repairChecks/n))
 		if errors.Is(err, ErrBusy) && attempt < repairAttempts {
 			continue
 		}
@@ -85,11 +87,18 @@ func (s *Store) Repair(ctx context.Context, quizID string) ([]Correction, error)
 // corrects them in one atomic script, which also deletes any repair keys left
 // by a rebuild that stopped midway.
 func (q quiz) correct(ctx context.Context, snap repairSnapshot) ([]Correction, error) {
+	return q.recount(ctx, snap.last.String(), snap.todo, snap.latest)
+}
+
+// recount runs repair.lua on participants: mode is the last log ID read, to
+// correct them, or "check" to only report, per participant at one moment,
+// whose board entry is not 10 x their counted answers.
+func (q quiz) recount(ctx context.Context, mode string, participants []string, latest map[string]int64) ([]Correction, error) {
 	out := []Correction{}
-	args := make([]string, 0, 1+2*len(snap.todo))
-	args = append(args, snap.last.String())
-	for _, p := range snap.todo {
-		args = append(args, p, strconv.FormatInt(snap.latest[p], 10))
+	args := make([]string, 0, 1+2*len(participants))
+	args = append(args, mode)
+	for _, p := range participants {
+		args = append(args, p, strconv.FormatInt(latest[p], 10))
 	}
 	flat, err := run(ctx, q.client, script.Repair, q.keys.every(), args).AsStrSlice()
 	if err != nil {

@@ -344,3 +344,44 @@ func TestRepairInChunks(t *testing.T) {
 	}
 	checkClean(t, e, id)
 }
+
+// TestRepairReportsOnlyWhatWasWrong: answers counted while Repair runs (here,
+// right after its first read of the board, so that its snapshot of the
+// board lacks them while its reading of the log has them) never make a
+// Correction: only the participants whose board entry differed from 10 x
+// their counted answers are reported, in one script and by a rebuild.
+func TestRepairReportsOnlyWhatWasWrong(t *testing.T) {
+	for _, rebuild := range []bool{false, true} {
+		t.Run(fmt.Sprintf("rebuild %v", rebuild), func(t *testing.T) {
+			e := newTunedEnv(t, repairStep(rebuild))
+			id, _, b := e.running(3)
+			var inputs []kuis.AnswerInput
+			for i := range 40 {
+				inputs = append(inputs, kuis.AnswerInput{Participant: fmt.Sprintf("murid-%02d", i), Question: 1})
+			}
+			if _, err := b.RecordAnswers(e.ctx, inputs); err != nil {
+				t.Fatal(err)
+			}
+			k := e.keys(id)
+			var want []kuis.Correction
+			for i := 0; i < 40; i += 10 { // raised behind the library's back
+				p := fmt.Sprintf("murid-%02d", i)
+				e.mustRaw("ZADD", k.Board(), "20", p)
+				want = append(want, kuis.Correction{Participant: p, Was: 20, Now: 10})
+			}
+			meanwhile := func() {
+				for i := range 5 { // honest new participants, answering during the Repair
+					if _, err := b.RecordAnswer(e.ctx, fmt.Sprintf("baru-%d", i), 1); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+			s := e.tunedOn(hookedClient{Client: e.client, cmd: "ZSCAN", once: &sync.Once{}, after: meanwhile}, repairStep(rebuild))
+			got, err := s.Repair(e.ctx, id)
+			if diff := cmp.Diff(want, got); err != nil || diff != "" {
+				t.Errorf("Repair: %v (-want +got):\n%s", err, diff)
+			}
+			checkClean(t, e, id)
+		})
+	}
+}

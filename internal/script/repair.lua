@@ -3,14 +3,15 @@
 -- KEYS[1] meta, KEYS[2] board, KEYS[3] answers, KEYS[4] log, KEYS[5] order,
 -- KEYS[6] repair board, KEYS[7] repair order set (deleted: a rebuild that
 -- stopped midway leaves them)
--- ARGV[1] the ID of the last log entry the caller read ("0-0" for none),
--- then pairs of participant, time in ms of their latest answer in that read
--- of the log (0 for none).
+-- ARGV[1] the ID of the last log entry the caller read ("0-0" for none), or
+-- 'check' to correct nothing, then pairs of participant, time in ms of their
+-- latest answer in that read of the log (0 for none).
 -- Each participant's answers are recounted here (SISMEMBER of 1..jumlah_soal),
 -- and log entries after ARGV[1] update the times, so answers counted since
 -- the caller's read are not undone.
 -- Reply: a flat list of participant, score before ('' when none), score
--- after, for every participant whose board entry changed. Refusals (nothing
+-- after, for every participant whose board entry is not 10 x their counted
+-- answers, all of one moment (and changed unless 'check'). Refusals (nothing
 -- written): KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_CORRUPT.
 local meta, board, answers, log, order, stage, stageOrder = unpack(KEYS)
 local g = gate()
@@ -24,11 +25,12 @@ if err then
   return err
 end
 
+local check = ARGV[1] == 'check'
 local latest = {}
 for i = 2, #ARGV, 2 do
   latest[ARGV[i]] = tonumber(ARGV[i + 1])
 end
-for _, entry in ipairs(redis.call('XRANGE', log, ARGV[1], '+')) do
+for _, entry in ipairs(check and {} or redis.call('XRANGE', log, ARGV[1], '+')) do
   if entry[1] ~= ARGV[1] then
     -- Only an entry of a counted answer places its participant.
     local p, q = answerOf(entry)
@@ -48,20 +50,18 @@ for i = 2, #ARGV, 2 do
     end
   end
   local was, now = redis.call('ZSCORE', board, p), count * 10
-  if count == 0 then
+  if (was or count > 0) and tonumber(was) ~= now then
+    table.insert(out, p)
+    table.insert(out, was or '')
+    table.insert(out, tostring(now))
+  end
+  if check then
+  elseif count == 0 then
     redis.call('ZREM', order, p)
-    if was then
-      redis.call('ZREM', board, p)
-      table.insert(out, p)
-      table.insert(out, was)
-      table.insert(out, '0')
-    end
+    redis.call('ZREM', board, p)
   else
     if tonumber(was) ~= now then
       redis.call('ZADD', board, now, p)
-      table.insert(out, p)
-      table.insert(out, was or '')
-      table.insert(out, tostring(now))
     end
     local want = place(count, latest[p] or 0)
     if tonumber(redis.call('ZSCORE', order, p)) ~= tonumber(want) then
@@ -69,5 +69,7 @@ for i = 2, #ARGV, 2 do
     end
   end
 end
-redis.call('UNLINK', stage, stageOrder)
+if not check then
+  redis.call('UNLINK', stage, stageOrder)
+end
 return out

@@ -12,9 +12,8 @@
 -- record script writes the entry and the answer together), so it adds 10
 -- points; an entry whose answer the answers set does not hold (written
 -- behind the library's back) adds nothing.
--- Reply: {'more', ID of the last entry added, participant...} while
--- entries remain, then {'done', participant...}: each participant once per
--- entry added. Refusals (nothing replaced): KUIS_BUSY (another rebuild took the
+-- Reply: {'more', ID of the last entry added} while entries remain, then
+-- {'done'}. Refusals (nothing replaced): KUIS_BUSY (another rebuild took the
 -- repair keys over), KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_CORRUPT.
 local meta, board, answers, log, order, stage, stageOrder = unpack(KEYS)
 local token, after, most = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -36,18 +35,16 @@ local entries = redis.call('XRANGE', log, after, '+', 'COUNT', most + 2)
 if entries[1] and entries[1][1] == after then
   table.remove(entries, 1)
 end
-local added = {}
 for i = 1, math.min(#entries, most) do
   local p, q = answerOf(entries[i])
   if p and redis.call('SISMEMBER', answers, q .. ':' .. p) == 1 then
     local score = (tonumber(redis.call('ZSCORE', stage, p)) or 0) + 10
     redis.call('ZADD', stage, score, p)
     redis.call('ZADD', stageOrder, place(score / 10, msOf(entries[i][1])), p)
-    table.insert(added, p)
   end
 end
 if #entries > most then
-  return {'more', entries[most][1], unpack(added)}
+  return {'more', entries[most][1]}
 end
 
 -- Caught up: swap. UNLINK frees the old sets in the background, RENAME onto
@@ -60,4 +57,4 @@ end
 if redis.call('EXISTS', stageOrder) == 1 then
   redis.call('RENAME', stageOrder, order)
 end
-return {'done', unpack(added)}
+return {'done'}
