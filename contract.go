@@ -78,8 +78,9 @@ var (
 	teacher      = []Role{RoleTeacher}
 	operator     = []Role{RoleOperator}
 	overseers    = []Role{RoleTeacher, RoleOperator}
-	rankedRead   = []string{"HLEN", "ZCARD", "ZRANGE"}
-	pageRead     = []string{"HLEN", "ZCARD", "ZRANGE", "ZCOUNT"}
+	rankedRead   = []string{"HLEN", "ZCARD", "ZRANGE", "ZMSCORE"}
+	pageRead     = []string{"HLEN", "ZCARD", "ZRANGE", "ZMSCORE", "ZCOUNT"}
+	ranked       = []script.Script{script.Ranked}
 	recapInParts = []string{"WATCH", "HGETALL", "ZCARD", "ZSCAN", "SSCAN", "XRANGE", "MULTI", "EXEC", "UNWATCH"}
 )
 
@@ -90,14 +91,14 @@ var operations = []operation{
 	{"finish the quiz", "Meta.Finish", nil, []script.Script{script.Finish}, "O(1)", teacher},
 	{"record a correct answer", "Board.RecordAnswer", nil, []script.Script{script.RecordAnswer}, "O(log N)", app},
 	{"record many answers", "Board.RecordAnswers", nil, []script.Script{script.RecordAnswer}, "O(log N) each", app},
-	{"read the whole board", "Board.Standings", rankedRead, nil, "O(log N + M)", everyone},
-	{"read a page of the board", "Board.Page", pageRead, nil, "O(log N + M)", everyone},
-	{"read one's neighbours", "Board.Around", append([]string{"ZREVRANK"}, pageRead...), nil, "O(log N + M)", everyone},
+	{"read the whole board", "Board.Standings", rankedRead, ranked, "O(log N + M)", everyone},
+	{"read a page of the board", "Board.Page", pageRead, ranked, "O(log N + M)", everyone},
+	{"read one's neighbours", "Board.Around", append([]string{"ZREVRANK"}, pageRead...), ranked, "O(log N + M)", everyone},
 	{"read one's own rank", "Board.Standing", []string{"HLEN", "ZCARD", "ZSCORE", "ZREVRANK", "ZCOUNT"},
 		[]script.Script{script.Standing}, "O(log N)", everyone},
 	{"count the participants", "Board.Len", []string{"HLEN", "ZCARD"}, nil, "O(1)", everyone},
 	{"follow the feed", "Board.Events", []string{"HGETALL", "XREVRANGE", "XREAD"}, nil, "O(1) + O(M) per read", everyone},
-	{"follow the top of the board", "Board.Live", append([]string{"HGETALL", "XREVRANGE"}, rankedRead...), nil,
+	{"follow the top of the board", "Board.Live", append([]string{"HGETALL", "XREVRANGE"}, rankedRead...), ranked,
 		"O(1) + O(log N + M) per change", everyone},
 	{"recap the grades", "Store.Recap", recapInParts, []script.Script{script.Recap}, "O(N)", everyone},
 	{"audit the keys", "Store.Audit", []string{"TYPE", "PTTL", "EXISTS", "HGETALL", "ZSCAN", "SSCAN", "XRANGE"}, nil,
@@ -116,6 +117,7 @@ var scriptCommands = map[string][]string{
 	script.Finish.Name():       {"HMGET", "EXISTS", "XLEN", "SCARD", "XADD", "HSET"},
 	script.RecordAnswer.Name(): {"HMGET", "EXISTS", "ZCARD", "SISMEMBER", "ZSCORE", "XLEN", "XADD", "SADD", "ZADD"},
 	script.Standing.Name():     {"HLEN", "ZCARD", "ZSCORE", "ZREVRANK", "ZCOUNT"},
+	script.Ranked.Name():       {"HLEN", "ZCARD", "ZRANGE", "ZMSCORE"},
 	script.Recap.Name():        {"HGETALL", "ZCARD", "SCARD", "XLEN", "ZRANGE", "SMEMBERS", "XRANGE"},
 	script.Repair.Name():       {"HMGET", "EXISTS", "ZCARD", "SCARD", "XLEN", "XRANGE", "SISMEMBER", "ZSCORE", "ZADD", "ZREM", "UNLINK"},
 	script.RepairStage.Name():  {"UNLINK", "ZADD", "ZSCORE"},

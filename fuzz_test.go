@@ -319,7 +319,7 @@ func FuzzDecodeStandings(f *testing.F) {
 			}
 		}
 		first := int(offset) + 1
-		got, err := decodeStandings(ranking{key: "k"}, zs, first)
+		got, err := decodeStandings("k", zs, first)
 		if bad >= 0 {
 			if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), strconv.Quote(zs[bad].Member)) {
 				t.Fatalf("decodeStandings(%v) = %v, want ErrCorrupt naming %s", zs, err, zs[bad].Member)
@@ -379,7 +379,7 @@ func FuzzRecapCSV(f *testing.F) {
 			want = append(want, []string{strconv.Itoa(i + 1), strconv.Itoa(comp), z.Member,
 				strconv.Itoa(int(z.Score)), strconv.Itoa(int(z.Score) / 10)})
 		}
-		standings, err := decodeStandings(ranking{key: "k"}, zs, 1)
+		standings, err := decodeStandings("k", zs, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

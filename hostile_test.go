@@ -333,3 +333,54 @@ func TestHostileHugeBoardReadsWholeAndInOrder(t *testing.T) {
 		t.Errorf("CSV has %d rows, want the header and %d, the last for p000000", len(rows), n)
 	}
 }
+
+// TestOrderSetNeverGivesScores: with TiesByTime the order set only orders
+// the board. Every read takes its scores from the board, and one that finds
+// the order set placing a member for other points than the board's (here a
+// tampered place of the right size: 0 answers for Ali's 30 points) refuses
+// with ErrCorrupt naming the order set, cached or not, read in one script or
+// in parts; PurgeQuiz archives nothing and deletes nothing.
+func TestOrderSetNeverGivesScores(t *testing.T) {
+	e := newEnv(t)
+	id, _, _ := e.reference()
+	e.finish(id)
+	k := e.keys(id)
+	stores := map[string]*kuis.Store{
+		"plain":    e.storeOn(e.client, kuis.WithTies(kuis.TiesByTime)),
+		"cached":   e.storeOn(e.client, kuis.WithTies(kuis.TiesByTime), cacheMinute),
+		"in parts": e.tunedOn(e.client, kuis.Tuning{RecapInParts: true}, kuis.WithTies(kuis.TiesByTime)),
+	}
+	for name, s := range stores { // untouched: the board's scores, in time order
+		r, err := s.Recap(e.ctx, id)
+		if err != nil || len(r.Standings) != 4 || r.Standings[0].Score != 30 {
+			t.Errorf("%s: Recap = %+v, %v", name, r.Standings, err)
+		}
+	}
+	e.mustRaw("ZADD", k.Order(), "5", "Ali")
+	before := e.dump(fiveKeys(k)...)
+	for name, s := range stores {
+		b, _ := handles(t, s, id)
+		reads := map[string]func() error{
+			"Standings": func() error { _, err := b.Standings(e.ctx); return err },
+			"Page":      func() error { _, err := b.Page(e.ctx, 2, 5); return err }, // Ali is placed last
+			"Around":    func() error { _, err := b.Around(e.ctx, "Ali", 1); return err },
+			"Standing":  func() error { _, err := b.Standing(e.ctx, "Ali"); return err },
+			"Recap":     func() error { _, err := s.Recap(e.ctx, id); return err },
+			"PurgeQuiz": func() error {
+				_, err := s.PurgeQuiz(e.ctx, id, func(context.Context, kuis.Recap) error {
+					t.Errorf("%s: PurgeQuiz archived a recap of a corrupt order set", name)
+					return nil
+				})
+				return err
+			},
+		}
+		for read, call := range reads {
+			if err := call(); !errors.Is(err, kuis.ErrCorrupt) || !strings.Contains(err.Error(), k.Order()) {
+				t.Errorf("%s: %s = %v; want ErrCorrupt naming %s", name, read, err, k.Order())
+			}
+		}
+	}
+	if diff := cmp.Diff(before, e.dump(fiveKeys(k)...)); diff != "" {
+		t.Errorf("keys after the refused reads (-before +after):\n%s", diff)
+	}
+}

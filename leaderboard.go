@@ -81,13 +81,27 @@ func (b *Board) Around(ctx context.Context, participant string, radius int) ([]S
 	if radius < 0 || radius > maxRadius {
 		return nil, fmt.Errorf("%w: %s: radius %d (want 0 to %d)", ErrInvalidRange, b.q.about(participant), radius, maxRadius)
 	}
-	_, res, err := b.readRanked(ctx, func(key string) []rueidis.Cacheable {
-		return []rueidis.Cacheable{b.q.client.B().Zrevrank().Key(key).Member(participant).Cache()}
-	})
+	k, c := b.q.keys, b.q.client.B()
+	cmds := []rueidis.Cacheable{c.Zrevrank().Key(k.board).Member(participant).Cache()}
+	if b.q.opts.ties == TiesByTime {
+		cmds = append(cmds, c.Zcard().Key(k.board).Cache(), c.Zcard().Key(k.order).Cache(),
+			c.Zrevrank().Key(k.order).Member(participant).Cache())
+	}
+	res, err := b.q.read(ctx, cmds...)
 	if err != nil {
 		return nil, err
 	}
-	pos, err := res[0].AsInt64()
+	at := res[0]
+	if len(res) > 1 {
+		r, err := b.q.rankingOf(res[1], res[2])
+		if err != nil {
+			return nil, err
+		}
+		if r.byTime {
+			at = res[3]
+		}
+	}
+	pos, err := at.AsInt64()
 	if err != nil {
 		return nil, b.memberError(err, participant)
 	}
@@ -108,6 +122,11 @@ func (b *Board) Standing(ctx context.Context, participant string) (Standing, err
 	if b.q.opts.cacheTTL > 0 {
 		return b.cachedStanding(ctx, participant)
 	}
+	return b.scriptStanding(ctx, participant)
+}
+
+// scriptStanding is Standing in one read-only script.
+func (b *Board) scriptStanding(ctx context.Context, participant string) (Standing, error) {
 	k := b.q.keys
 	mode := ""
 	if b.q.opts.ties == TiesByTime {
@@ -124,55 +143,62 @@ func (b *Board) Standing(ctx context.Context, participant string) (Standing, err
 	if err != nil {
 		return Standing{}, b.q.fail(err, participant, k.board)
 	}
-	var nums [3]int64 // position, higher, by time
+	var nums [2]int64 // position, higher
 	for i := range nums {
 		if nums[i], err = reply[i+1].AsInt64(); err != nil {
 			return Standing{}, b.q.fail(err, participant, k.board)
 		}
 	}
-	r := ranking{key: k.board}
-	if nums[2] == 1 {
-		r = ranking{key: k.order, byTime: true}
-	}
-	return b.standing(r, participant, score, nums[0], nums[1])
+	return b.standing(participant, score, nums[0], nums[1])
 }
 
-// cachedStanding is Standing through the client-side cache.
+// cachedStanding is Standing through the client-side cache: the score and
+// the position (with TiesByTime, the place and position in the order set,
+// which must agree with the score, else the script decides), then ZCOUNT.
 func (b *Board) cachedStanding(ctx context.Context, participant string) (Standing, error) {
-	r, res, err := b.readRanked(ctx, func(key string) []rueidis.Cacheable {
-		return []rueidis.Cacheable{
-			b.q.client.B().Zscore().Key(key).Member(participant).Cache(),
-			b.q.client.B().Zrevrank().Key(key).Member(participant).Cache(),
+	k, c := b.q.keys, b.q.client.B()
+	res, err := b.q.read(ctx, c.Zcard().Key(k.board).Cache(), c.Zcard().Key(k.order).Cache(),
+		c.Zscore().Key(k.board).Member(participant).Cache(), c.Zscore().Key(k.order).Member(participant).Cache(),
+		c.Zrevrank().Key(k.order).Member(participant).Cache(), c.Zrevrank().Key(k.board).Member(participant).Cache())
+	if err != nil {
+		return Standing{}, err
+	}
+	r, err := b.q.rankingOf(res[0], res[1])
+	if err != nil {
+		return Standing{}, err
+	}
+	score, err := res[2].AsFloat64()
+	if err != nil {
+		return Standing{}, b.memberError(err, participant)
+	}
+	at := res[5]
+	if r.byTime {
+		if place, err := res[3].AsFloat64(); err != nil || !agrees(place, score) {
+			return b.scriptStanding(ctx, participant)
 		}
-	})
-	if err != nil {
-		return Standing{}, err
+		at = res[4]
 	}
-	score, err := res[0].AsFloat64()
+	pos, err := at.AsInt64()
 	if err != nil {
 		return Standing{}, b.memberError(err, participant)
 	}
-	pos, err := res[1].AsInt64()
-	if err != nil {
-		return Standing{}, b.memberError(err, participant)
-	}
-	points, err := r.points(participant, score)
+	points, err := decodeScore(k.board, participant, score)
 	if err != nil {
 		return Standing{}, err
 	}
-	higher, err := b.higher(ctx, r, points)
+	higher, err := b.higher(ctx, points)
 	if err != nil {
 		return Standing{}, err
 	}
-	return b.standing(r, participant, score, pos, higher)
+	return b.standing(participant, score, pos, higher)
 }
 
 // standing decodes one participant's numbers. higher (the members with a
 // higher score) is at most pos in one consistent view; cached entries of
 // different moments could say otherwise, and the competition rank is then
 // capped at the rank.
-func (b *Board) standing(r ranking, participant string, score float64, pos, higher int64) (Standing, error) {
-	s, err := r.points(participant, score)
+func (b *Board) standing(participant string, score float64, pos, higher int64) (Standing, error) {
+	s, err := decodeScore(b.q.keys.board, participant, score)
 	if err != nil {
 		return Standing{}, err
 	}
@@ -203,18 +229,11 @@ func (b *Board) Len(ctx context.Context) (int64, error) {
 // whether the page starts inside a group of equal scores.
 func (b *Board) rangeByRank(ctx context.Context, start, stop int64) ([]Standing, error) {
 	from := max(0, start-1)
-	r, res, err := b.readRanked(ctx, func(key string) []rueidis.Cacheable {
-		return []rueidis.Cacheable{b.q.client.B().Zrange().Key(key).
-			Min(strconv.FormatInt(from, 10)).Max(strconv.FormatInt(stop, 10)).Rev().Withscores().Cache()}
-	})
+	_, zs, err := b.ranged(ctx, from, stop)
 	if err != nil {
 		return nil, err
 	}
-	zs, err := res[0].AsZScores()
-	if err != nil {
-		return nil, b.q.fail(err, "", r.key)
-	}
-	all, err := decodeStandings(r, zs, int(from)+1)
+	all, err := decodeStandings(b.q.keys.board, zs, int(from)+1)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +245,7 @@ func (b *Board) rangeByRank(ctx context.Context, start, stop int64) ([]Standing,
 	}
 	page := all[1:]
 	if above := all[0]; above.Score == page[0].Score {
-		higher, err := b.higher(ctx, r, above.Score)
+		higher, err := b.higher(ctx, above.Score)
 		if err != nil {
 			return nil, err
 		}
@@ -243,102 +262,15 @@ func (b *Board) rangeByRank(ctx context.Context, start, stop int64) ([]Standing,
 	return page, nil
 }
 
-// higher counts the members with more points than points: ZCOUNT of the
-// ranking's set from the first score above them to +inf (O(log N)).
-func (b *Board) higher(ctx context.Context, r ranking, points int64) (int64, error) {
-	n, err := b.q.sendReads(ctx, b.q.client.B().Zcount().Key(r.key).Min(r.above(points)).Max("+inf").Cache())[0].AsInt64()
+// higher counts the members of the board with more points than points
+// (O(log N)).
+func (b *Board) higher(ctx context.Context, points int64) (int64, error) {
+	k := b.q.keys.board
+	n, err := b.q.sendReads(ctx, b.q.client.B().Zcount().Key(k).Min("("+strconv.FormatInt(points, 10)).Max("+inf").Cache())[0].AsInt64()
 	if err != nil {
-		return 0, b.q.fail(err, "", r.key)
+		return 0, b.q.fail(err, "", k)
 	}
 	return n, nil
-}
-
-// readRanked reads, behind HLEN meta (quiz.read), the commands cmds builds
-// on the set that orders the board (rankingOf): with TiesByTime the ZCARDs of
-// board and order set go in the same round trip, and the commands are read
-// again on the board when the order set cannot order it.
-func (b *Board) readRanked(ctx context.Context, cmds func(key string) []rueidis.Cacheable) (ranking, []rueidis.RedisResult, error) {
-	k := b.q.keys
-	if b.q.opts.ties == TiesByTime {
-		c := b.q.client.B()
-		res, err := b.q.read(ctx, append([]rueidis.Cacheable{c.Zcard().Key(k.board).Cache(), c.Zcard().Key(k.order).Cache()},
-			cmds(k.order)...)...)
-		if err != nil {
-			return ranking{}, nil, err
-		}
-		r, err := b.q.rankingOf(res[0], res[1])
-		if err != nil || r.byTime {
-			return r, res[2:], err
-		}
-	}
-	res, err := b.q.read(ctx, cmds(k.board)...)
-	return ranking{key: k.board}, res, err
-}
-
-// rankingOf is the set that orders the reads of the quiz, from the ZCARD
-// replies of its board and order set: the order set with TiesByTime when it
-// holds as many members as the board, else the board (a quiz written before
-// the order set existed, or one changed behind the library's back, until
-// Repair). This is the one place Go decides it; prelude.lua's ranking
-// decides it the same way inside the scripts.
-func (q quiz) rankingOf(boardCard, orderCard rueidis.RedisResult) (ranking, error) {
-	k := q.keys
-	if q.opts.ties != TiesByTime {
-		return ranking{key: k.board}, nil
-	}
-	nb, err := boardCard.AsInt64()
-	if err != nil {
-		return ranking{}, q.fail(err, "", k.board)
-	}
-	no, err := orderCard.AsInt64()
-	if err != nil {
-		return ranking{}, q.fail(err, "", k.order)
-	}
-	if nb == no {
-		return ranking{key: k.order, byTime: true}, nil
-	}
-	return ranking{key: k.board}, nil
-}
-
-// orderUnit is 2^42. The order set's score is count * 2^42 + (2^42 - 1 - ms),
-// count the participant's counted answers and ms the server time of the
-// latest (record_answer.lua): more points first, then the earlier time.
-const orderUnit = 1 << 42
-
-// orderPlace is the order set's score for n counted answers, the latest at
-// ms (0: no time known, placed after every timed participant with as many).
-func orderPlace(n, ms int64) int64 {
-	place := min(n, 2047) * orderUnit
-	if ms > 0 {
-		place += orderUnit - 1 - ms
-	}
-	return place
-}
-
-// ranking is the sorted set a read orders the board by.
-type ranking struct {
-	key    string
-	byTime bool // key is the order set
-}
-
-// points decodes a score of the ranking's set into points: a board score as
-// decodeScore does, an order set score by its count part.
-func (r ranking) points(member string, f float64) (int64, error) {
-	if !r.byTime {
-		return decodeScore(r.key, member, f)
-	}
-	if math.IsNaN(f) || f < 0 || f >= 1<<53 || f != math.Trunc(f) {
-		return 0, corrupt(r.key, "member %s has score %s, want an integer in [0, 2^53)", quote(member), number(f))
-	}
-	return int64(f) / orderUnit * 10, nil
-}
-
-// above is ZCOUNT's min for the members with more points than points.
-func (r ranking) above(points int64) string {
-	if !r.byTime {
-		return "(" + strconv.FormatInt(points, 10)
-	}
-	return strconv.FormatInt((points/10+1)*orderUnit, 10)
 }
 
 // memberError maps a nil reply to ErrNotOnBoard, and any other error as fail.
@@ -369,14 +301,15 @@ func decodeScore(key, member string, f float64) (int64, error) {
 // (100000000000000000000, not 1e+20), others as short decimals.
 func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
-// decodeStandings turns ZRANGE ... REV WITHSCORES of r's set into standings whose
-// display rank starts at first. Competition ranks are counted from the first
-// standing, as if it began a group of equal scores: a caller whose range
-// starts inside a group corrects them (Board.rangeByRank).
-func decodeStandings(r ranking, zs []rueidis.ZScore, first int) ([]Standing, error) {
+// decodeStandings turns board scores in the reads' order (ZRANGE ... REV
+// WITHSCORES of the board, or byPlace's) into standings whose display rank
+// starts at first. Competition ranks are counted from the first standing, as
+// if it began a group of equal scores: a caller whose range starts inside a
+// group corrects them (Board.rangeByRank).
+func decodeStandings(board string, zs []rueidis.ZScore, first int) ([]Standing, error) {
 	out := make([]Standing, len(zs))
 	for i, z := range zs {
-		score, err := r.points(z.Member, z.Score)
+		score, err := decodeScore(board, z.Member, z.Score)
 		if err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -100,23 +101,17 @@ func (q quiz) recap(ctx context.Context, purpose string) (Recap, error) {
 	if len(reply) != 5 {
 		return Recap{}, fmt.Errorf("kuis: %s: recap reply of %d elements, want 5", q.about(""), len(reply))
 	}
-	r := ranking{key: k.board}
-	if byTime, err := reply[4].AsInt64(); err != nil {
-		return Recap{}, q.fail(err, "", k.board)
-	} else if byTime == 1 {
-		r = ranking{key: k.order, byTime: true}
+	board, err := scoresOf(k.board, reply[1])
+	if err != nil {
+		return Recap{}, err
 	}
-	flat, err := reply[1].AsStrSlice()
-	if err != nil || len(flat)%2 != 0 {
-		return Recap{}, corrupt(r.key, "not a member/score list")
+	places, err := scoresOf(k.order, reply[4])
+	if err != nil {
+		return Recap{}, err
 	}
-	zs := make([]rueidis.ZScore, len(flat)/2)
-	for i := range zs {
-		f, err := strconv.ParseFloat(flat[2*i+1], 64)
-		if err != nil {
-			return Recap{}, corrupt(r.key, "member %s has score %s", quote(flat[2*i]), quote(flat[2*i+1]))
-		}
-		zs[i] = rueidis.ZScore{Member: flat[2*i], Score: f}
+	zs, err := q.ordered(board, places)
+	if err != nil {
+		return Recap{}, err
 	}
 	members, err := reply[2].AsStrSlice()
 	if err != nil {
@@ -134,7 +129,38 @@ func (q quiz) recap(ctx context.Context, purpose string) (Recap, error) {
 		}
 		logged = appendAnswer(logged, e)
 	}
-	return q.assemble(fields, r, zs, members, logged)
+	return q.assemble(fields, zs, members, logged)
+}
+
+// scoresOf decodes a flat member/score list, as replies are inside scripts.
+func scoresOf(key string, m rueidis.RedisMessage) ([]rueidis.ZScore, error) {
+	flat, err := m.AsStrSlice()
+	if err != nil || len(flat)%2 != 0 {
+		return nil, corrupt(key, "not a member/score list")
+	}
+	zs := make([]rueidis.ZScore, len(flat)/2)
+	for i := range zs {
+		f, err := strconv.ParseFloat(flat[2*i+1], 64)
+		if err != nil {
+			return nil, corrupt(key, "member %s has score %s", quote(flat[2*i]), quote(flat[2*i+1]))
+		}
+		zs[i] = rueidis.ZScore{Member: flat[2*i], Score: f}
+	}
+	return zs, nil
+}
+
+// ordered is the whole board in the recap's order: as it comes (ZRANGE ...
+// REV), or, when the order set orders it (places, in the same form, holding
+// as many members), in the order set's order, each with its board score.
+func (q quiz) ordered(board, places []rueidis.ZScore) ([]rueidis.ZScore, error) {
+	if len(places) == 0 {
+		return board, nil
+	}
+	scores := make(map[string]float64, len(board))
+	for _, z := range board {
+		scores[z.Member] = z.Score
+	}
+	return q.byPlace(places, scores)
 }
 
 // appendAnswer appends e to logged if it is an answer.
@@ -145,16 +171,15 @@ func appendAnswer(logged []AnswerRecord, e logEntry) []AnswerRecord {
 	return append(logged, AnswerRecord{Participant: e.participant, Question: e.question, At: e.id.time()})
 }
 
-// assemble makes the recap of what a read found: the meta hash, the board
-// (or order set) in ZRANGE ... REV's order, the answers set's members, the
-// log's answers.
-func (q quiz) assemble(fields map[string]string, r ranking, zs []rueidis.ZScore, members []string, logged []AnswerRecord) (Recap, error) {
+// assemble makes the recap of what a read found: the meta hash, the board in
+// the recap's order, the answers set's members, the log's answers.
+func (q quiz) assemble(fields map[string]string, zs []rueidis.ZScore, members []string, logged []AnswerRecord) (Recap, error) {
 	k := q.keys
 	info, err := decodeInfo(k.meta, fields)
 	if err != nil {
 		return Recap{}, err
 	}
-	standings, err := decodeStandings(r, zs, 1)
+	standings, err := decodeStandings(k.board, zs, 1)
 	if err != nil {
 		return Recap{}, err
 	}
@@ -162,7 +187,7 @@ func (q quiz) assemble(fields map[string]string, r ranking, zs []rueidis.ZScore,
 	// its bad bytes, so two such names would become one: refuse instead.
 	for _, s := range standings {
 		if !utf8.ValidString(s.Participant) {
-			return Recap{}, corrupt(r.key, "member %s is not valid UTF-8, which an archive cannot keep", quote(s.Participant))
+			return Recap{}, corrupt(k.board, "member %s is not valid UTF-8, which an archive cannot keep", quote(s.Participant))
 		}
 	}
 	if !utf8.ValidString(info.Title) {
@@ -237,11 +262,18 @@ func (q quiz) readParts(ctx context.Context, c rueidis.DedicatedClient) (r Recap
 	if err != nil {
 		return Recap{}, false, err
 	}
-	zs, err := q.scanSorted(ctx, c, rank.key)
+	board, err := q.scanSorted(ctx, c, k.board)
 	if err != nil {
 		return Recap{}, false, err
 	}
-	slices.Reverse(zs) // ZRANGE ... REV's order
+	slices.Reverse(board) // ZRANGE ... REV's order
+	var places []rueidis.ZScore
+	if rank.byTime {
+		if places, err = q.scanSorted(ctx, c, k.order); err != nil {
+			return Recap{}, false, err
+		}
+		slices.Reverse(places)
+	}
 	members, err := q.scanMembers(ctx, c, k.answers)
 	if err != nil {
 		return Recap{}, false, err
@@ -261,10 +293,33 @@ func (q quiz) readParts(ctx context.Context, c rueidis.DedicatedClient) (r Recap
 	if err := exec[1].Error(); err != nil && !rueidis.IsRedisNil(err) {
 		return Recap{}, false, q.fail(err, "", k.meta)
 	}
-	if r, err = q.assemble(fields, rank, zs, members, logged); err != nil {
+	changed = rueidis.IsRedisNil(exec[1].Error())
+	zs := board
+	if changed && rank.byTime {
+		zs = byTime(board, places) // read at different moments: they need not agree
+	} else if zs, err = q.ordered(board, places); err != nil {
 		return Recap{}, false, err
 	}
-	return r, rueidis.IsRedisNil(exec[1].Error()), nil
+	if r, err = q.assemble(fields, zs, members, logged); err != nil {
+		return Recap{}, false, err
+	}
+	return r, changed, nil
+}
+
+// byTime orders the board as the order set does (more points, then the
+// earlier latest answer, then names in reverse), taking the points from the
+// board and only the time from places; a member without a place comes after
+// those with as many points.
+func byTime(board, places []rueidis.ZScore) []rueidis.ZScore {
+	early := make(map[string]float64, len(places)) // unit - 1 - ms: the greater, the earlier
+	for _, p := range places {
+		early[p.Member] = math.Mod(p.Score, orderUnit)
+	}
+	out := slices.Clone(board)
+	slices.SortFunc(out, func(a, b rueidis.ZScore) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(early[b.Member], early[a.Member]), strings.Compare(b.Member, a.Member))
+	})
+	return out
 }
 
 // scanMembers reads a set whole with SSCAN pages on c, each member once

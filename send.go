@@ -1,8 +1,10 @@
 package kuis
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"time"
 
@@ -66,7 +68,8 @@ func (s *Store) sendReads(ctx context.Context, cmds ...rueidis.Cacheable) []ruei
 }
 
 // resend sends cmds with do, then sends again those that failed unsent,
-// while ctx lives and at most sendTries times in all.
+// while ctx lives and at most sendTries times in all. One that failed unsent
+// as ctx ended answers ctx's error.
 func resend[C any](ctx context.Context, cmds []C, do func([]C) []rueidis.RedisResult) []rueidis.RedisResult {
 	res := do(cmds)
 	for try := 1; try < sendTries; try++ {
@@ -80,6 +83,13 @@ func resend[C any](ctx context.Context, cmds []C, do func([]C) []rueidis.RedisRe
 		}
 		for j, r := range do(retry) {
 			res[again[j]] = r
+		}
+	}
+	if ended(ctx) {
+		for i, r := range res {
+			if err := r.Error(); err != nil && unsent(err) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+				res[i] = rueidis.NewErrorResult(fmt.Errorf("%w (%w)", err, cmp.Or(ctx.Err(), context.DeadlineExceeded)))
+			}
 		}
 	}
 	return res

@@ -44,6 +44,13 @@ local function place(count, ms)
   return string.format(int, p)
 end
 
+-- agrees reports whether a place in the order set agrees with a board score
+-- (both replies): the place's count of answers is the score's, 10 points
+-- each. leaderboard.go's byPlace applies the same rule.
+local function agrees(place, score)
+  return score ~= false and math.floor(tonumber(place) / unit) == math.min(tonumber(score) / 10, 2047)
+end
+
 -- msOf is the time part of a stream entry ID.
 local function msOf(id)
   return tonumber(string.match(id, '^%d+'))

@@ -4,12 +4,13 @@
 -- ARGV[2] "time" to read the board in time order (from the order set), else empty;
 -- ARGV[3] the most board members, answers and log entries, together, to read here
 -- Reply: {meta as HGETALL's flat field/value list, the board as ZRANGE 0 -1
--- REV WITHSCORES's flat member/score list (of the order set when it is read),
--- the answers set's members, the log as XRANGE - + (each entry {id, {field,
--- value, ...}}), 1 when the board came from the order set else 0}. An empty
--- meta list means the quiz does not exist. The order set is read only when it
--- holds exactly the board's members. A quiz with more than ARGV[3] of them
--- is not read: the reply is {meta} alone, and the caller reads it in parts.
+-- REV WITHSCORES's flat member/score list, the answers set's members, the
+-- log as XRANGE - + (each entry {id, {field, value, ...}}), the order set
+-- likewise when it orders the board (in time order, and it holds as many
+-- members as the board), else an empty list}. An empty meta list means the
+-- quiz does not exist. A quiz with more than ARGV[3] board members, answers
+-- and log entries together is not read: the reply is {meta} alone, and the
+-- caller reads it in parts.
 -- Refusals: KUIS_FORBIDDEN for a purge
 -- the ACL user may not finish (checked first, so that PurgeQuiz never hands
 -- an archive a recap it cannot delete), KUIS_CORRUPT for a key of the wrong type.
@@ -35,7 +36,7 @@ local ranked, err = g.ranking(KEYS[2], KEYS[5], ARGV[2] == 'time')
 if err then
   return err
 end
-local board, err = g.call(ranked .. ': not a sorted set', 'ZRANGE', ranked, 0, -1, 'REV', 'WITHSCORES')
+local board, err = g.call(KEYS[2] .. ': not a sorted set', 'ZRANGE', KEYS[2], 0, -1, 'REV', 'WITHSCORES')
 if err then
   return err
 end
@@ -47,8 +48,8 @@ local log, err = g.call(KEYS[4] .. ': not a stream', 'XRANGE', KEYS[4], '-', '+'
 if err then
   return err
 end
-local bytime = 0
+local places = {}
 if ranked == KEYS[5] then
-  bytime = 1
+  places = redis.call('ZRANGE', KEYS[5], 0, -1, 'REV', 'WITHSCORES')
 end
-return {meta, board, answers, log, bytime}
+return {meta, board, answers, log, places}

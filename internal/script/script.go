@@ -25,6 +25,8 @@ var (
 	recap string
 	//go:embed standing.lua
 	standing string
+	//go:embed ranked.lua
+	ranked string
 	//go:embed repair.lua
 	repair string
 	//go:embed repair_stage.lua
@@ -59,6 +61,8 @@ var (
 	Recap = newScript("recap.lua", recap, true)
 	// Standing reads one participant's score, position and competition rank in one atomic step.
 	Standing = newScript("standing.lua", standing, true)
+	// Ranked reads positions of the board in time order, with their board scores, in one atomic step.
+	Ranked = newScript("ranked.lua", ranked, true)
 	// Repair sets scores to 10 x counted answers.
 	Repair = newScript("repair.lua", repair, false)
 	// RepairStage writes a chunk of a rebuilt board into the repair keys.
@@ -70,7 +74,7 @@ var (
 )
 
 // All lists every script, for the tests that read their sources.
-var All = []Script{Create, Finish, RecordAnswer, Recap, Standing, Repair, RepairStage, RepairSwap, PurgeQuiz}
+var All = []Script{Create, Finish, RecordAnswer, Recap, Standing, Ranked, Repair, RepairStage, RepairSwap, PurgeQuiz}
 
 // MaxAnswers bounds the answers of one RecordAnswer run, so that no run
 // holds the server long.

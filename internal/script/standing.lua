@@ -2,9 +2,10 @@
 -- KEYS[1] meta, KEYS[2] board, KEYS[3] order
 -- ARGV[1] participant (validated in Go), ARGV[2] "time" for time order, else empty
 -- Reply: {score, position (ZREVRANK, 0-based), higher (the number of members
--- with more points), 1 when read from the order set else 0}, where score is
--- ZSCORE's string of the set read; or nil when the participant has no score.
--- Refusals: KUIS_NOTFOUND without meta, KUIS_CORRUPT for a key of the wrong type.
+-- with more points), 1 when placed by the order set else 0}, where score is
+-- the board's ZSCORE; or nil when the participant has no score. Refusals:
+-- KUIS_NOTFOUND without meta, KUIS_CORRUPT for a key of the wrong type or a
+-- place in the order set that does not agree with the board score.
 local g = gate()
 local n, err = g.call(KEYS[1] .. ': not a hash', 'HLEN', KEYS[1])
 if err then
@@ -17,16 +18,20 @@ local ranked, err = g.ranking(KEYS[2], KEYS[3], ARGV[2] == 'time')
 if err then
   return err
 end
-local score, err = g.call(ranked .. ': not a sorted set', 'ZSCORE', ranked, ARGV[1])
+local score, err = g.call(KEYS[2] .. ': not a sorted set', 'ZSCORE', KEYS[2], ARGV[1])
 if err then
   return err
 end
 if not score then
   return false
 end
-local above, bytime = '(' .. score, 0
+local bytime = 0
 if ranked == KEYS[3] then
-  -- More points: the next multiple of the order set's unit.
-  above, bytime = string.format('%.0f', (math.floor(tonumber(score) / unit) + 1) * unit), 1
+  bytime = 1
+  local place = redis.call('ZSCORE', KEYS[3], ARGV[1])
+  if not place or not agrees(place, score) then
+    return g.refuse('KUIS_CORRUPT', KEYS[3] .. ': member ' .. string.format('%q', string.sub(ARGV[1], 1, 64)) ..
+      ' is placed for ' .. whole(place and math.floor(tonumber(place) / unit) or 'no') .. ' answers, and the board has ' .. whole(score))
+  end
 end
-return {score, redis.call('ZREVRANK', ranked, ARGV[1]), redis.call('ZCOUNT', ranked, above, '+inf'), bytime}
+return {score, redis.call('ZREVRANK', ranked, ARGV[1]), redis.call('ZCOUNT', KEYS[2], '(' .. score, '+inf'), bytime}
