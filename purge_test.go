@@ -73,7 +73,7 @@ func TestPurge(t *testing.T) {
 		}
 		empty, _, _ := e.running(1)
 		inside = append(inside, e.keys(empty).Meta(), e.keys(empty).Log()) // a new quiz: meta and the log's start entry
-		var other []string // keys the library never writes, in many slots
+		var other []string                                                 // keys the library never writes, in many slots
 		for i := range 300 {
 			other = append(other, e.ns+":lain:"+strconv.Itoa(i))
 		}
