@@ -72,8 +72,9 @@ func TestPurge(t *testing.T) {
 			inside = append(inside, fiveKeys(e.keys(id))...)
 		}
 		empty, _, _ := e.running(1)
-		inside = append(inside, e.keys(empty).Meta(), e.keys(empty).Log()) // a new quiz: meta and the log's start entry
-		var other []string                                                 // keys the library never writes, in many slots
+		// A new quiz: its meta, and its log with the start entry.
+		inside = append(inside, e.keys(empty).Meta(), e.keys(empty).Log())
+		var other []string // keys the library never writes, in many slots
 		for i := range 300 {
 			other = append(other, e.ns+":lain:"+strconv.Itoa(i))
 		}
