@@ -2,6 +2,7 @@ package kuis_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -451,4 +453,86 @@ func openMigrationCase(t *testing.T, op string) {
 	if moved != 1 {
 		t.Errorf("keys moved %d times during the scan, want 1", moved)
 	}
+}
+
+// TestClusterTryAgainIsSentAgain: while the quiz's slot migrates with some of
+// its keys moved and some not, a Redis Cluster answers TRYAGAIN to a script
+// on the quiz's keys without running it. The library sends it again after a
+// short pause, while the caller's context lives: once the migration is done
+// the answer counts, and the recap reads, with no error.
+func TestClusterTryAgainIsSentAgain(t *testing.T) {
+	needCluster(t)
+	e := newEnv(t)
+	primaries := primaryNodes(t, e)
+	ids := map[string]string{}
+	for addr, p := range primaries {
+		ids[addr] = nodeID(t, e.ctx, p)
+	}
+	id, _, _ := e.reference()
+	k := e.keys(id)
+	slot, err := e.client.Do(e.ctx, e.client.B().ClusterKeyslot().Key(k.Meta()).Build()).AsInt64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := ownerOf(t, e, k.Meta())
+	to := otherThan(primaries, from)[0]
+	src, dst, n := primaries[from], primaries[to], strconv.FormatInt(slot, 10)
+	for _, c := range []struct {
+		node rueidis.Client
+		cmd  []string
+	}{{dst, []string{"CLUSTER", "SETSLOT", n, "IMPORTING", ids[from]}}, {src, []string{"CLUSTER", "SETSLOT", n, "MIGRATING", ids[to]}}} {
+		if err := node(e.ctx, c.node, c.cmd...).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	host, port, _ := net.SplitHostPort(to)
+	if err := node(e.ctx, src, "MIGRATE", host, port, "", "0", "5000", "KEYS", k.Board()).Error(); err != nil {
+		t.Fatal(err) // the board moves, meta and the rest stay: half migrated
+	}
+	watch := &tryAgainWatch{Client: e.client, seen: make(chan struct{})}
+	s := e.storeOn(watch)
+	ctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
+	defer cancel()
+	type result struct {
+		name string
+		err  error
+	}
+	results := make(chan result, 2)
+	b, _ := handles(t, s, id)
+	go func() {
+		a, err := b.RecordAnswer(ctx, "Eka", 1)
+		if err == nil && a != (kuis.Answer{Score: 10}) {
+			err = fmt.Errorf("answer %+v, want 10 points", a)
+		}
+		results <- result{"RecordAnswer", err}
+	}()
+	go func() { _, err := s.Recap(ctx, id); results <- result{"Recap", err} }()
+	select {
+	case <-watch.seen:
+	case <-ctx.Done():
+		t.Fatal("no call was answered TRYAGAIN")
+	}
+	if err := moveSlot(t, e.ctx, primaries, ids, slot, from, to, true); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if r := <-results; r.err != nil {
+			t.Errorf("%s while the slot migrated: %v", r.name, r.err)
+		}
+	}
+}
+
+// tryAgainWatch closes seen when a command is first answered TRYAGAIN.
+type tryAgainWatch struct {
+	rueidis.Client
+	seen chan struct{}
+	once sync.Once
+}
+
+func (c *tryAgainWatch) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	res := c.Client.Do(ctx, cmd)
+	if re, ok := rueidis.IsRedisErr(res.Error()); ok && re.IsTryAgain() {
+		c.once.Do(func() { close(c.seen) })
+	}
+	return res
 }
