@@ -132,7 +132,7 @@ func decodeEntry(e rueidis.XRangeEntry) (logEntry, error) {
 		return out, nil
 	}
 	q, err := strconv.Atoi(e.FieldValues[logQuestion])
-	if err != nil || q < 1 || !validText(p, maxParticipantLen) {
+	if err != nil || q < 1 || !validText(p, maxStoredName) {
 		return out, fmt.Errorf("entry %s: want fields %s and %s", e.ID, logParticipant, logQuestion)
 	}
 	out.question = q
@@ -191,7 +191,7 @@ func (q quiz) readLog(ctx context.Context, c rueidis.CommandClient, after *strea
 func answerPair(member string) (int, string, bool) {
 	q, participant, ok := strings.Cut(member, ":")
 	n, err := strconv.Atoi(q)
-	if !ok || err != nil || n < 1 || strconv.Itoa(n) != q || !validText(participant, maxParticipantLen) {
+	if !ok || err != nil || n < 1 || strconv.Itoa(n) != q || !validText(participant, maxStoredName) {
 		return 0, "", false
 	}
 	return n, participant, true

@@ -130,12 +130,22 @@ func TestRecordAnswerCountsEachPairOnce(t *testing.T) {
 	}
 }
 
-// invalidParticipants break the name rule: 1 to 64 bytes of valid UTF-8
-// without control characters.
+// invalidParticipants break the name rule (CleanParticipant's).
 var invalidParticipants = []struct{ name, participant string }{
 	{"empty", ""},
-	{"65 bytes", strings.Repeat("a", 65)},
-	{"65 bytes of multi-byte runes", strings.Repeat("é", 32) + "a"},
+	{"65 characters", strings.Repeat("a", 65)},
+	{"65 characters of multi-byte runes", strings.Repeat("é", 64) + "a"},
+	{"spaces only", "   "},
+	{"a lone no-break space", "\u00a0"},
+	{"a space after", "Ali "},
+	{"an ideographic space before", "\u3000Ali"},
+	{"zero width space", "Ali\u200b"},
+	{"byte order mark", "\ufeffAli"},
+	{"line separator", "\u2028"},
+	{"right-to-left override", "\u202eilA"},
+	{"NFD", "Jose\u0301"},
+	{"soft hyphen", "Al\u00adi"},
+	{"combining mark alone", "\u0301"},
 	{"invalid UTF-8", "Ali\xff"},
 	{"truncated rune", "Ali\xe6\x9d"},
 	{"newline", "Ali\n"},

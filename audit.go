@@ -325,8 +325,8 @@ func (a *auditor) board(ctx context.Context) (map[string]int64, error) {
 	}
 	scores := make(map[string]int64, len(zs))
 	for _, z := range zs {
-		if !validText(z.Member, maxParticipantLen) {
-			a.add(key, "member", "participant %s is not 1 to %d bytes of UTF-8 without control characters", quote(z.Member), maxParticipantLen)
+		if !validParticipant(z.Member) {
+			a.add(key, "member", "participant %s is not a valid name (%s)", quote(z.Member), nameRuleMessage)
 		}
 		if _, err := decodeScore(key, z.Member, z.Score); err != nil {
 			a.add(key, "score", "member %s has score %s, want a non-negative multiple of 10", quote(z.Member), number(z.Score))
@@ -353,7 +353,7 @@ func (a *auditor) answers(ctx context.Context, questions int64) (map[string]int6
 		case !ok || err != nil || n < 1 || strconv.FormatInt(n, 10) != q:
 			a.add(key, "answer", "member %s is not <question>:<participant>", quote(m))
 			continue
-		case !validText(participant, maxParticipantLen):
+		case !validText(participant, maxStoredName):
 			a.add(key, "answer", "member %s names an invalid participant", quote(m))
 			continue
 		case questions > 0 && n > questions:

@@ -209,7 +209,7 @@ func TestReadBounds(t *testing.T) {
 	}{
 		{"Zaki", kuis.ErrNotOnBoard},
 		{"ayu", kuis.ErrNotOnBoard},
-		{"Ayu ", kuis.ErrNotOnBoard},
+		{"Ayu ", kuis.ErrInvalidParticipant},
 		{"", kuis.ErrInvalidParticipant},
 		{"Ayu\n", kuis.ErrInvalidParticipant},
 	}
@@ -226,12 +226,15 @@ func TestReadBounds(t *testing.T) {
 func TestParticipantNamesReadBack(t *testing.T) {
 	names := []string{
 		strings.Repeat("a", 64),
-		strings.Repeat("é", 32),
+		strings.Repeat("é", 64),
+		strings.Repeat("李", 64),
+		strings.Repeat("🎓", 64),
 		"A",
-		"Ali ",
+		"Ali Baba",
 		"Nguyễn Thị Lan",
 		"李雷",
 		"🧑‍🎓 Dewi 🎉",
+		"\u0645\u06cc\u200c\u062e\u0648\u0627\u0645", // a Persian name with a zero-width non-joiner
 		"O'Brien-Smith, Jr.",
 		"kuis:papan:*",
 		"{kuis-01}",

@@ -26,6 +26,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis/internal/redistest"
 	"github.com/redis/rueidis"
+	"golang.org/x/text/unicode/norm"
 )
 
 // sentinels are all the library's sentinel errors.
@@ -145,9 +146,10 @@ func FuzzQuote(f *testing.F) {
 	})
 }
 
-// FuzzParticipant: a name and question are accepted exactly when the name is
-// 1 to 64 bytes of valid UTF-8 without a control character and the question
-// is at least 1. An accepted pair is recorded by record_answer.lua, which
+// FuzzParticipant: a name and question are accepted exactly when the name
+// keeps CleanParticipant's rule (checked here by its own reading of the
+// documented rule) and the question is at least 1; CleanParticipant of a
+// valid name is the name itself. An accepted pair is recorded by record_answer.lua, which
 // builds the answers member "<question>:<name>", and Audit parses that member
 // back in Go: the quiz passes Audit (the name and count came back intact),
 // the board holds the name byte for byte, and a question above jumlah_soal
@@ -167,7 +169,10 @@ func FuzzParticipant(f *testing.F) {
 		id := "q" + strconv.Itoa(quizzes)
 		b, _ := store.Board(id)
 		err := b.q.checkAnswer(name, question)
-		nameOK := len(name) >= 1 && len(name) <= 64 && utf8.ValidString(name) && strings.IndexFunc(name, unicode.IsControl) < 0
+		nameOK := documentedName(name)
+		if clean, err := CleanParticipant(name); nameOK && (err != nil || clean != name) {
+			t.Fatalf("CleanParticipant(%q) = %q, %v; want the name itself", name, clean, err)
+		}
 		switch got := matched(err); {
 		case err == nil && (!nameOK || question < 1),
 			err != nil && !nameOK && !slices.Equal(got, []error{ErrInvalidParticipant}),
@@ -180,7 +185,7 @@ func FuzzParticipant(f *testing.F) {
 		}
 		m, _ := store.Meta(id)
 		k, _ := store.Keys(id)
-		defer client.Do(ctx, client.B().Del().Key(k.Meta(), k.Board(), k.Answers()).Build())
+		defer client.Do(ctx, client.B().Del().Key(k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order()).Build())
 		if err := m.Create(ctx, "Kuis", 5); err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +272,7 @@ func FuzzDecodeQuestions(f *testing.F) {
 			t.Fatalf("decodeQuestions(%q): %v, want ErrCorrupt", s, decodeErr)
 		}
 		k, _ := store.Keys("q")
-		defer client.Do(ctx, client.B().Del().Key(k.Meta(), k.Board(), k.Answers()).Build())
+		defer client.Do(ctx, client.B().Del().Key(k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order()).Build())
 		client.Do(ctx, client.B().Hset().Key(k.Meta()).FieldValue().
 			FieldValue(fieldTitle, "Kuis").FieldValue(fieldQuestions, s).FieldValue(fieldStatus, "berjalan").Build())
 		m, _ := store.Meta("q")
@@ -351,7 +356,7 @@ func FuzzRecapCSV(f *testing.F) {
 		seen := map[string]bool{}
 		var zs []rueidis.ZScore
 		for i, name := range strings.Split(names, "\n") {
-			if !validText(name, maxParticipantLen) || seen[name] {
+			if !validParticipant(name) || seen[name] {
 				continue
 			}
 			seen[name] = true
@@ -469,4 +474,16 @@ func TestReplyErrorNetworkTimeoutIsDeadlineExceeded(t *testing.T) {
 	if got := replyError(errors.New("connection reset"), "quiz", ""); errors.Is(got, context.DeadlineExceeded) {
 		t.Errorf("replyError(connection reset) = %v wraps context.DeadlineExceeded", got)
 	}
+}
+
+// documentedName is CleanParticipant's rule as its godoc words it.
+func documentedName(name string) bool {
+	forbidden := []*unicode.RangeTable{unicode.Cc, unicode.Zl, unicode.Zp, {R16: []unicode.Range16{
+		{Lo: 0x00AD, Hi: 0x00AD, Stride: 1}, {Lo: 0x061C, Hi: 0x061C, Stride: 1}, {Lo: 0x200B, Hi: 0x200B, Stride: 1},
+		{Lo: 0x200E, Hi: 0x200F, Stride: 1}, {Lo: 0x202A, Hi: 0x202E, Stride: 1}, {Lo: 0x2060, Hi: 0x2060, Stride: 1},
+		{Lo: 0x2066, Hi: 0x2069, Stride: 1}, {Lo: 0xFEFF, Hi: 0xFEFF, Stride: 1}}}}
+	return utf8.ValidString(name) && norm.NFC.IsNormalString(name) &&
+		len([]rune(name)) >= 1 && len([]rune(name)) <= 64 && strings.TrimSpace(name) == name &&
+		strings.IndexFunc(name, func(r rune) bool { return unicode.IsOneOf(forbidden, r) }) < 0 &&
+		strings.IndexFunc(name, func(r rune) bool { return unicode.IsOneOf([]*unicode.RangeTable{unicode.L, unicode.N, unicode.S}, r) }) >= 0
 }

@@ -6,6 +6,7 @@ require (
 	github.com/alicebob/miniredis/v2 v2.40.0
 	github.com/google/go-cmp v0.7.0
 	github.com/redis/rueidis v1.0.79
+	golang.org/x/text v0.41.0
 )
 
 require (

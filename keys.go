@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Keys are the validated key names of one quiz. The zero value holds no keys;
@@ -108,10 +110,12 @@ func quizIDFromMeta(key string, o options) (string, bool) {
 
 // Limits on what callers may write. Each is checked before any I/O.
 const (
-	maxIDLen          = 64   // quiz IDs and namespaces (bytes): keys stay short
-	maxParticipantLen = 64   // participant names (bytes)
-	maxTitleLen       = 200  // judul (bytes)
-	maxQuestions      = 1000 // jumlah_soal
+	maxIDLen        = 64   // quiz IDs and namespaces (bytes): keys stay short
+	maxNameRunes    = 64   // participant names (characters)
+	maxStoredName   = 256  // the bytes of the longest name (64 characters of 4 bytes)
+	maxTitleLen     = 200  // judul (bytes)
+	maxQuestions    = 1000 // jumlah_soal
+	nameRuleMessage = "want what CleanParticipant returns: 1 to 64 characters in NFC, none hidden, no space around"
 )
 
 // validID reports whether s may be a quiz ID or a namespace: 1 to 64 bytes of
@@ -133,7 +137,8 @@ func validID(s string) bool {
 }
 
 // validText reports whether s is non-empty valid UTF-8 of at most max bytes
-// without control characters: the rule for participant names and titles.
+// without control characters: the rule for titles, and what a reader of
+// names already stored takes (names written before CleanParticipant's rule).
 func validText(s string, maxLen int) bool {
 	if len(s) == 0 || len(s) > maxLen || !utf8.ValidString(s) {
 		return false
@@ -146,11 +151,57 @@ func validText(s string, maxLen int) bool {
 	return true
 }
 
+// CleanParticipant returns name as kuis stores it, or an error that
+// errors.Is ErrInvalidParticipant: it trims the white space around name
+// (Unicode's, U+00A0 and U+3000 included) and normalizes it to Unicode NFC,
+// then checks it as every method that takes a participant does. Call it
+// when a student joins: the methods themselves never clean a name, they
+// refuse one that is not clean, and compare names byte for byte ("ali" and
+// "Ali" are two students). It does no I/O.
+//
+// A valid name is valid UTF-8 in NFC, 1 to 64 characters long, without white
+// space around it, with at least one letter, digit or symbol, and without
+// control characters, line or paragraph separators, bidirectional controls
+// (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069) or invisible
+// fillers (U+00AD, U+200B, U+2060, U+FEFF). Joiners inside a name (U+200C,
+// U+200D: Persian names, emoji sequences) are kept.
+func CleanParticipant(name string) (string, error) {
+	clean := norm.NFC.String(strings.TrimFunc(name, unicode.IsSpace))
+	if !validParticipant(clean) {
+		return "", fmt.Errorf("%w: %s (%s)", ErrInvalidParticipant, quote(name), nameRuleMessage)
+	}
+	return clean, nil
+}
+
+// validParticipant is CleanParticipant's rule.
+func validParticipant(name string) bool {
+	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > maxNameRunes || !norm.NFC.IsNormalString(name) {
+		return false
+	}
+	first, _ := utf8.DecodeRuneInString(name)
+	last, _ := utf8.DecodeLastRuneInString(name)
+	if unicode.IsSpace(first) || unicode.IsSpace(last) {
+		return false
+	}
+	visible := false
+	for _, r := range name {
+		switch {
+		case unicode.IsControl(r), unicode.In(r, unicode.Zl, unicode.Zp),
+			r == 0x061C, r == 0x200E, r == 0x200F, 0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069,
+			r == 0x00AD, r == 0x200B, r == 0x2060, r == 0xFEFF:
+			return false
+		case unicode.In(r, unicode.L, unicode.N, unicode.S):
+			visible = true
+		}
+	}
+	return visible
+}
+
 func (q quiz) checkParticipant(name string) error {
-	if !validText(name, maxParticipantLen) {
+	if !validParticipant(name) {
 		// Not q.about(name), which leaves out an empty participant.
-		return fmt.Errorf("%w: %s, participant %s (want 1 to %d bytes of UTF-8 without control characters)",
-			ErrInvalidParticipant, q.about(""), quote(name), maxParticipantLen)
+		return fmt.Errorf("%w: %s, participant %s (%s)",
+			ErrInvalidParticipant, q.about(""), quote(name), nameRuleMessage)
 	}
 	return nil
 }
