@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -155,7 +156,7 @@ func TestEventsBadInput(t *testing.T) {
 // finished event that a resume does not repeat.
 func TestEventsFinishedWithoutEntry(t *testing.T) {
 	e := newTunedEnv(t, kuis.Tuning{FeedBlock: 100 * time.Millisecond})
-	ctx, cancel := context.WithTimeout(e.ctx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(e.ctx, signalWait)
 	defer cancel()
 
 	t.Run("legacy", func(t *testing.T) {
@@ -181,19 +182,39 @@ func TestEventsFinishedWithoutEntry(t *testing.T) {
 
 	t.Run("hset", func(t *testing.T) {
 		id, _, b := e.reference()
-		done := make(chan []kuis.Event, 1)
-		errc := make(chan error, 1)
-		go func() {
-			evs, err := collect(ctx, b, "", -1)
-			errc <- err
-			done <- evs
-		}()
-		time.Sleep(300 * time.Millisecond) // the reader is blocked by now
-		e.mustRaw("HSET", e.keys(id).Meta(), "status", "selesai")
-		if err := <-errc; err != nil {
-			t.Fatal(err)
+		type result struct {
+			evs []kuis.Event
+			err error
 		}
-		evs := <-done
+		// The reader signals once it has seen the last logged answer: by then
+		// it found the quiz running and follows the log, so the status can
+		// only reach it through the shared reader's check after a block.
+		caughtUp := make(chan struct{})
+		done := make(chan result, 1)
+		go func() {
+			var r result
+			for ev, err := range b.Events(ctx, "") {
+				if err != nil {
+					r.err = err
+					continue // the iterator stops by itself after its error
+				}
+				if r.evs = append(r.evs, ev); len(r.evs) == len(referenceEvents) {
+					close(caughtUp)
+				}
+			}
+			done <- r
+		}()
+		select {
+		case <-caughtUp:
+		case r := <-done:
+			t.Fatalf("Events ended before the HSET: %v, %v", briefs(r.evs), r.err)
+		}
+		e.mustRaw("HSET", e.keys(id).Meta(), "status", "selesai")
+		r := <-done // ctx bounds the wait
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		evs := r.evs
 		want := append(append([]brief{}, referenceEvents...), brief{Kind: kuis.EventFinished})
 		if diff := cmp.Diff(want, briefs(evs)); diff != "" {
 			t.Fatalf("events (-want +got):\n%s", diff)
@@ -209,9 +230,10 @@ func TestEventsFinishedWithoutEntry(t *testing.T) {
 }
 
 // TestEventsLiveDelivery: a blocked reader gets each new answer as it is
-// counted, and its ctx ends it at once, yielding ctx's error once.
+// counted, and its ctx ends it at once, yielding ctx's error once: with no
+// new event, and long before the shared reader's XREAD BLOCK would time out.
 func TestEventsLiveDelivery(t *testing.T) {
-	e := newEnv(t)
+	e := newTunedEnv(t, kuis.Tuning{FeedBlock: longBlock})
 	_, _, b := e.running(3)
 	ctx, cancel := context.WithCancel(e.ctx)
 	defer cancel()
@@ -237,61 +259,92 @@ func TestEventsLiveDelivery(t *testing.T) {
 			if ev.Participant != name || ev.Score != 10 || ev.Question != 1 {
 				t.Fatalf("event %d: %+v, want %s's answer to 1", i, ev, name)
 			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("answer %d: no event within 5 s", i)
+		case <-time.After(signalWait):
+			t.Fatalf("answer %d: no event within %v", i, signalWait)
 		}
 	}
-	start := time.Now()
 	cancel()
 	select {
 	case err := <-ended:
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("after cancel: %v, want context.Canceled", err)
 		}
-		if d := time.Since(start); d > time.Second {
-			t.Errorf("Events took %v to end after cancel", d)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("Events did not end within 5 s of its ctx's cancel")
+	case ev := <-got:
+		t.Fatalf("after cancel, with nothing written: event %+v", ev)
+	case <-time.After(signalWait):
+		// Only the cancel can end it this early: no event came, and the
+		// block lasts longBlock.
+		t.Fatalf("Events did not end within %v of its ctx's cancel (its XREAD blocks %v)", signalWait, longBlock)
 	}
 }
 
 // TestEventsLiveNoGoroutineLeak: blocked readers and Live loops ended by
 // their ctx leave no goroutine behind, once the client is closed.
 func TestEventsLiveNoGoroutineLeak(t *testing.T) {
-	before := runtime.NumGoroutine()
 	client, closeClient, err := redistest.Open()
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := envWith(t, client)
+	e := envTuned(t, client, kuis.Tuning{FeedBlock: longBlock})
 	_, _, b := e.reference()
 	ctx, cancel := context.WithCancel(e.ctx)
+	defer cancel()
 	var wg sync.WaitGroup
 	errs := make(chan error, 20)
+	ready := make(chan struct{}, 20) // a reader has caught up, or shown its first board
 	for i := range 20 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			var last error
 			if i%2 == 0 {
-				_, err := collect(ctx, b, "", -1)
-				errs <- err
+				n := 0
+				for _, err := range b.Events(ctx, "") {
+					if last = err; err == nil {
+						if n++; n == len(referenceEvents) {
+							ready <- struct{}{}
+						}
+					}
+				}
+				errs <- last
 				return
 			}
-			var last error
+			first := true
 			for _, err := range b.Live(ctx, 10, 50*time.Millisecond) {
-				last = err
+				if first && err == nil {
+					ready <- struct{}{}
+				}
+				first, last = false, err
 			}
 			errs <- last
 		}()
 	}
-	time.Sleep(300 * time.Millisecond)
+	timeout := time.After(signalWait)
+	for n := 0; n < 20; n++ {
+		select {
+		case <-ready:
+		case <-timeout:
+			t.Fatalf("%d of 20 readers were following the quiz after %v", n, signalWait)
+		}
+	}
+	if redistest.Real() { // the shared reader waits in XREAD BLOCK, as the server sees it
+		if err := waitBlockedInXread(e.ctx, e, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.ContainsFunc(libraryGoroutines(), func(g string) bool { return strings.Contains(g, "(*feedHubs).run") }) {
+		t.Fatalf("the readers follow the quiz but no feed hub runs: the goroutine count below would prove nothing")
+	}
 	start := time.Now()
 	cancel()
-	wg.Wait()
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("the iterators took %v to end after their ctx's cancel", d)
+	stopped := make(chan struct{})
+	go func() { wg.Wait(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(signalWait):
+		t.Fatalf("the iterators did not end within %v of their ctx's cancel (the XREAD blocks %v)", signalWait, longBlock)
 	}
+	t.Logf("the iterators ended %v after their ctx's cancel", time.Since(start))
 	close(errs)
 	for err := range errs {
 		if !errors.Is(err, context.Canceled) {
@@ -302,13 +355,8 @@ func TestEventsLiveNoGoroutineLeak(t *testing.T) {
 		t.Fatal(err)
 	}
 	closeClient()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if n := runtime.NumGoroutine(); n > before {
-		buf := make([]byte, 1<<20)
-		t.Fatalf("%d goroutines before, %d after:\n%s", before, n, buf[:runtime.Stack(buf, true)])
+	if left := libraryGoroutinesAfter(signalWait); len(left) > 0 {
+		t.Fatalf("%d goroutines of the library still run %v after the client closed:\n%s", len(left), signalWait, strings.Join(left, "\n\n"))
 	}
 }
 
@@ -332,7 +380,8 @@ func TestEventsResumeAfterKill(t *testing.T) {
 	if redistest.Real() {
 		// Without rueidis' resend of a read-only command, each kill reaches
 		// the reader as an error, and the reader resumes by itself.
-		rs := e.storeOn(redistest.ClientWith(t, func(o *rueidis.ClientOption) { o.DisableRetry = true }))
+		// Its name tells its connections apart in CLIENT LIST.
+		rs := e.storeOn(redistest.ClientWith(t, func(o *rueidis.ClientOption) { o.DisableRetry, o.ClientName = true, e.ns }))
 		var err error
 		if reader, err = rs.Board(id); err != nil {
 			t.Fatal(err)
@@ -396,12 +445,15 @@ read:
 			order = append(order, ev.ID)
 			last = ev.ID
 			if len(order)%(total/bursts) == 0 && len(order) < total {
-				// The burst is read: the reader waits in XREAD. Drop it.
-				time.Sleep(100 * time.Millisecond)
+				// The burst is read. Drop the reader.
 				if !redistest.Real() {
 					next <- struct{}{}
 					drops++
 					continue read
+				}
+				// Once the server shows it blocked in XREAD, kill it.
+				if err := waitBlockedInXread(ctx, e, e.ns); err != nil {
+					t.Fatal(err)
 				}
 				if err := killReaders(ctx, e); err != nil {
 					t.Fatal(err)
@@ -425,8 +477,9 @@ read:
 	if err != nil {
 		t.Fatal(err)
 	}
+	logged = logged[1:] // the start entry is no event
 	if len(logged) != total+1 {
-		t.Fatalf("log holds %d entries, want %d answers and the finish", len(logged), total+1)
+		t.Fatalf("log holds %d entries after the start, want %d answers and the finish", len(logged), total+1)
 	}
 	for i, id := range order {
 		if logged[i].ID != id {
@@ -446,19 +499,17 @@ read:
 func killReaders(ctx context.Context, e *env) error {
 	killed := 0
 	for addr, node := range e.client.Nodes() {
-		list, err := node.Do(ctx, node.B().ClientList().Build()).ToString()
+		clients, err := clientList(ctx, node)
 		if err != nil {
 			return fmt.Errorf("CLIENT LIST on %s: %w", addr, err)
 		}
-		for _, line := range strings.Split(list, "\n") {
-			if !strings.Contains(line, " cmd=xread ") {
+		for _, c := range clients {
+			if c["cmd"] != "xread" {
 				continue
 			}
-			// RESP3 replies a verbatim string: its first line starts "txt:".
-			idText, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(line, "txt:"), "id="), " ")
-			id, err := strconv.ParseInt(idText, 10, 64)
+			id, err := strconv.ParseInt(c["id"], 10, 64)
 			if err != nil {
-				return fmt.Errorf("CLIENT LIST on %s: line %q: %w", addr, line, err)
+				return fmt.Errorf("CLIENT LIST on %s: %v: %w", addr, c, err)
 			}
 			if err := node.Do(ctx, node.B().ClientKill().Id(id).Build()).Error(); err != nil {
 				return fmt.Errorf("CLIENT KILL ID %d on %s: %w", id, addr, err)
@@ -472,16 +523,72 @@ func killReaders(ctx context.Context, e *env) error {
 	return nil
 }
 
+// clientList is CLIENT LIST of one node: each connection's fields by name
+// (id, name, flags, cmd, user…).
+func clientList(ctx context.Context, node rueidis.Client) ([]map[string]string, error) {
+	list, err := node.Do(ctx, node.B().ClientList().Build()).ToString()
+	if err != nil {
+		return nil, err
+	}
+	var out []map[string]string
+	for _, line := range strings.Split(list, "\n") {
+		// RESP3 replies a verbatim string: its first line starts "txt:".
+		line = strings.TrimSpace(strings.TrimPrefix(line, "txt:"))
+		if line == "" {
+			continue
+		}
+		fields := map[string]string{}
+		for _, f := range strings.Fields(line) {
+			k, v, _ := strings.Cut(f, "=")
+			fields[k] = v
+		}
+		out = append(out, fields)
+	}
+	return out, nil
+}
+
+// waitBlockedInXread waits until a connection of the real server named name
+// ("" for any) is blocked in XREAD (CLIENT LIST: flags b, cmd xread), as a
+// feed's shared reader is while it waits for entries: the server's own
+// signal that the reader blocks, polled for at most signalWait.
+func waitBlockedInXread(ctx context.Context, e *env, name string) error {
+	for deadline := time.Now().Add(signalWait); ; time.Sleep(time.Millisecond) {
+		for addr, node := range e.client.Nodes() {
+			clients, err := clientList(ctx, node)
+			if err != nil {
+				return fmt.Errorf("CLIENT LIST on %s: %w", addr, err)
+			}
+			for _, c := range clients {
+				if c["cmd"] == "xread" && strings.Contains(c["flags"], "b") && (name == "" || c["name"] == name) {
+					return nil
+				}
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("no connection named %q blocked in XREAD after %v", name, signalWait)
+		}
+	}
+}
+
 // TestLiveThrottled: under constant answering Live yields at most
 // ceil(duration/every)+1 boards, keeps refreshing (throttled, not
 // debounced), and ends with the final board after Finish.
 func TestLiveThrottled(t *testing.T) {
 	e := newEnv(t)
 	_, m, b := e.running(1000)
-	ctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(e.ctx, signalWait)
 	defer cancel()
-	const every = 100 * time.Millisecond
+	const (
+		every = 100 * time.Millisecond
+		// The answering goes on until Live has yielded this many boards, so
+		// a stalled machine delays them but cannot make them fewer; a
+		// debounced Live would never yield a second one.
+		during = 5
+	)
 	stop := make(chan struct{})
+	var stopOnce sync.Once
+	stopAnswering := func() { stopOnce.Do(func() { close(stop) }) }
+	defer stopAnswering()
 	werr := make(chan error, 1)
 	go func() {
 		defer close(werr)
@@ -498,25 +605,28 @@ func TestLiveThrottled(t *testing.T) {
 			}
 		}
 	}()
-	time.AfterFunc(1200*time.Millisecond, func() { close(stop) })
 	start := time.Now()
 	var boards [][]kuis.Standing
 	for page, err := range b.Live(ctx, 10, every) {
 		if err != nil {
-			t.Fatalf("Live after %d boards: %v", len(boards), err)
+			t.Fatalf("Live after %d boards in %v of constant answering: %v; want %d, a refresh every %v (throttled, not debounced)",
+				len(boards), time.Since(start), err, during, every)
 		}
-		boards = append(boards, page)
+		if boards = append(boards, page); len(boards) == during {
+			stopAnswering()
+		}
 	}
-	d := time.Since(start)
+	d := time.Since(start) // around the whole iteration: every tick Live waited for is in it
 	if err := <-werr; err != nil {
 		t.Fatal(err)
 	}
+	// The first board, then at most one per tick.
 	limit := int(math.Ceil(float64(d)/float64(every))) + 1
 	if len(boards) > limit {
 		t.Errorf("%d boards in %v at every %v, want at most %d", len(boards), d, every, limit)
 	}
-	if len(boards) < 5 {
-		t.Errorf("%d boards in %v of constant answering, want a refresh every %v (throttled, not debounced)", len(boards), d, every)
+	if len(boards) < during+1 {
+		t.Errorf("%d boards in %v, want %d during the answering and the final one", len(boards), d, during)
 	}
 	final, err := b.Page(e.ctx, 0, 10)
 	if err != nil {
@@ -566,6 +676,7 @@ func TestLiveIdleAndCost(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	busy := time.Since(start) // the last answer may end well after the second
 	time.Sleep(time.Second)
 	if err := m.Finish(ctx); err != nil {
 		t.Fatal(err)
@@ -580,9 +691,10 @@ func TestLiveIdleAndCost(t *testing.T) {
 		t.Fatal(err)
 	}
 	perReader := int(math.Ceil(float64(d)/float64(every))) + 1
-	// Each reader: the first board, one per tick of the busy second, the final one.
-	if most := readers * (int(time.Second/every) + 3); total > most {
-		t.Errorf("%d boards for %d readers, want at most %d: a silent second must yield none", total, readers, most)
+	// Each reader: the first board, one per tick while answers came, one
+	// for the last answer, the final one.
+	if most := readers * (int(busy/every) + 3); total > most {
+		t.Errorf("%d boards for %d readers after %v of answering, want at most %d: a silent second must yield none", total, readers, busy, most)
 	}
 	if before != nil {
 		after := commandCalls(t, e.ctx, e.client, "zrange", "xrevrange")
@@ -671,7 +783,7 @@ func TestEventsSharedReaders(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := make([]string, 0, total)
-	for _, x := range logged[:len(logged)-1] { // the last is the finish
+	for _, x := range logged[1 : len(logged)-1] { // the first is the start, the last the finish
 		want = append(want, x.ID)
 	}
 	for r := range readers {
@@ -718,5 +830,69 @@ func TestACLFeed(t *testing.T) {
 		if boards != 1 {
 			t.Errorf("%v: Live on a finished quiz: %d boards, want the final one", role, boards)
 		}
+	}
+}
+
+// signalWait bounds a test's wait for a signal that comes in milliseconds on
+// an idle machine: generous, so that only a missing signal fails the test.
+const signalWait = 30 * time.Second
+
+// longBlock is the feed's XREAD BLOCK in tests that prove a reader ends on its
+// ctx: far beyond signalWait, so that a block timing out cannot pass for it.
+const longBlock = 10 * time.Minute
+
+// libraryGoroutines returns the stacks of the goroutines the library runs:
+// those whose entry function, or the function that started them, is code of
+// package kuis or its internal packages (outside _test.go files and
+// internal/redistest), such as a feed hub's run or a coalescer's drive. A
+// goroutine of a test, even inside a library call, and those of rueidis,
+// miniredis and the testing package never count.
+func libraryGoroutines() []string {
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	// A frame is two lines: the function, then its file; a goroutine's
+	// entry function is its last frame, followed by "created by".
+	library := func(fn, file string) bool {
+		fn = strings.TrimPrefix(fn, "created by ")
+		file, _, _ = strings.Cut(strings.TrimSpace(file), ":")
+		return (strings.HasPrefix(fn, "github.com/kuisboard/kuis.") || strings.HasPrefix(fn, "github.com/kuisboard/kuis/internal/")) &&
+			!strings.HasPrefix(fn, "github.com/kuisboard/kuis/internal/redistest.") && !strings.HasSuffix(file, "_test.go")
+	}
+	var out []string
+	for _, g := range strings.Split(strings.TrimSpace(string(buf)), "\n\n") {
+		lines := strings.Split(g, "\n")
+		created := len(lines)
+		for i, l := range lines {
+			if strings.HasPrefix(l, "created by ") {
+				created = i
+				break
+			}
+		}
+		entry := created >= 3 && library(lines[created-2], lines[created-1])
+		creator := created+1 < len(lines) && library(lines[created], lines[created+1])
+		if entry || creator {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// libraryGoroutinesAfter polls libraryGoroutines until none is left, for at
+// most within, and returns those left then.
+func libraryGoroutinesAfter(within time.Duration) []string {
+	deadline := time.Now().Add(within)
+	for {
+		gs := libraryGoroutines()
+		if len(gs) == 0 || time.Now().After(deadline) {
+			return gs
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
