@@ -3,9 +3,7 @@ package kuis
 import (
 	"cmp"
 	"context"
-	"encoding/csv"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -238,27 +236,4 @@ func tally(key string, questions int, members []string, logged []AnswerRecord) (
 		return cmp.Or(cmp.Compare(a.Question, b.Question), strings.Compare(a.Participant, b.Participant))
 	})
 	return results, append(unlogged, logged...), nil
-}
-
-// WriteAnswersCSV writes every counted answer with encoding/csv: the header
-// row "participant,question,answered_at", then one row per answer in
-// Recap.Answers' order; answered_at is RFC 3339 in UTC to the millisecond
-// (2026-11-30T09:15:02.125Z), empty for an answer without a time. It returns
-// w's error as it is.
-func (r Recap) WriteAnswersCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"participant", "question", "answered_at"}); err != nil {
-		return err
-	}
-	for _, a := range r.Answers {
-		at := ""
-		if !a.At.IsZero() {
-			at = a.At.UTC().Format("2006-01-02T15:04:05.000Z07:00")
-		}
-		if err := cw.Write([]string{a.Participant, strconv.Itoa(a.Question), at}); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }

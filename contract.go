@@ -97,6 +97,8 @@ var operations = []operation{
 	{"read one's own rank", "Board.Standing", []string{"HLEN", "ZCARD", "ZSCORE", "ZREVRANK", "ZCOUNT"},
 		[]script.Script{script.Standing}, "O(log N)", everyone},
 	{"count the participants", "Board.Len", []string{"HLEN", "ZCARD"}, nil, "O(1)", everyone},
+	{"show the quiz's progress", "Board.Summary", []string{"HGETALL", "ZCARD", "SCARD"}, nil, "O(1)", everyone},
+	{"list one's correct answers", "Board.Answered", []string{"HGETALL", "SMISMEMBER"}, nil, "O(jumlah_soal)", everyone},
 	{"follow the feed", "Board.Events", []string{"HGETALL", "XREVRANGE", "XREAD"}, nil, "O(1) + O(M) per read", everyone},
 	{"follow the top of the board", "Board.Live", append([]string{"HGETALL", "XREVRANGE"}, rankedRead...), ranked,
 		"O(1) + O(log N + M) per change", everyone},

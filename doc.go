@@ -52,6 +52,8 @@
 //	| read one's neighbours | Board.Around | ZREVRANK, HLEN, ZCARD, ZRANGE, ZMSCORE, ZCOUNT; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(log N + M) |
 //	| read one's own rank | Board.Standing | HLEN, ZCARD, ZSCORE, ZREVRANK, ZCOUNT; standing.lua (HLEN, ZCARD, ZSCORE, ZREVRANK, ZCOUNT) | O(log N) |
 //	| count the participants | Board.Len | HLEN, ZCARD | O(1) |
+//	| show the quiz's progress | Board.Summary | HGETALL, ZCARD, SCARD | O(1) |
+//	| list one's correct answers | Board.Answered | HGETALL, SMISMEMBER | O(jumlah_soal) |
 //	| follow the feed | Board.Events | HGETALL, XREVRANGE, XREAD | O(1) + O(M) per read |
 //	| follow the top of the board | Board.Live | HGETALL, XREVRANGE, HLEN, ZCARD, ZRANGE, ZMSCORE; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(1) + O(log N + M) per change |
 //	| recap the grades | Store.Recap | WATCH, HGETALL, ZCARD, ZSCAN, SSCAN, XRANGE, MULTI, EXEC, UNWATCH; recap.lua (HGETALL, ZCARD, SCARD, XLEN, ZRANGE, SMEMBERS, XRANGE) | O(N) |

@@ -66,7 +66,10 @@ const (
 // Errors (yielded): ErrInvalidRange for an after that is not "" or an event ID
 // (<ms>-<seq>), before any I/O; ErrQuizNotFound; ErrCorrupt for a log or meta
 // key of the wrong type or an answer entry of the wrong shape (entries that
-// are neither answers nor the finish are skipped); ErrForbidden.
+// are neither answers nor the finish are skipped); ErrForbidden. An invalid
+// after and a missing quiz are the first value yielded, before any blocking
+// read, so a handler can pull that value (iter.Pull2) and answer 400 or 404
+// before it writes its headers.
 func (b *Board) Events(ctx context.Context, after string) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		var last streamID // 0-0: no entry has it, so XREAD from it reads the whole log
@@ -342,6 +345,8 @@ func readStream(res rueidis.RedisResult, key string) ([]rueidis.XRangeEntry, err
 //
 // Errors (yielded): ErrInvalidRange for a top outside 1 to 1000 or an every
 // below 50 ms, before any I/O; ErrQuizNotFound; ErrCorrupt; ErrForbidden.
+// Invalid bounds and a missing quiz are the first value yielded, before any
+// wait, as with Events.
 func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq2[[]Standing, error] {
 	return func(yield func([]Standing, error) bool) {
 		if top < 1 || top > maxLiveTop || every < minLiveEvery {

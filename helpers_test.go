@@ -307,26 +307,29 @@ func (e *env) csvRows(id string) [][]string {
 	return rows
 }
 
-// nextMillisecond waits until the server's clock (TIME) shows a later
-// millisecond than when it was called, so that the next log entry's time is
-// later than the last's: a signal from the server, not a sleep of a guessed
-// length. On miniredis whose clock a test set, call SetTime instead.
+// serverMillis reads the server's clock (TIME) in Unix milliseconds.
+func (e *env) serverMillis() int64 {
+	e.t.Helper()
+	tm, err := e.client.Do(e.ctx, e.client.B().Time().Build()).AsStrSlice()
+	if err != nil || len(tm) != 2 {
+		e.t.Fatalf("TIME: %q, %v", tm, err)
+	}
+	s, err1 := strconv.ParseInt(tm[0], 10, 64)
+	us, err2 := strconv.ParseInt(tm[1], 10, 64)
+	if err1 != nil || err2 != nil {
+		e.t.Fatalf("TIME: %q", tm)
+	}
+	return s*1000 + us/1000
+}
+
+// nextMillisecond waits until the server's clock shows a later millisecond
+// than when it was called, so that the next log entry's time is later than
+// the last's: a signal from the server, not a sleep of a guessed length. On
+// miniredis whose clock a test set, call SetTime instead.
 func (e *env) nextMillisecond() {
 	e.t.Helper()
-	now := func() int64 {
-		tm, err := e.client.Do(e.ctx, e.client.B().Time().Build()).AsStrSlice()
-		if err != nil || len(tm) != 2 {
-			e.t.Fatalf("TIME: %q, %v", tm, err)
-		}
-		s, err1 := strconv.ParseInt(tm[0], 10, 64)
-		us, err2 := strconv.ParseInt(tm[1], 10, 64)
-		if err1 != nil || err2 != nil {
-			e.t.Fatalf("TIME: %q", tm)
-		}
-		return s*1000 + us/1000
-	}
-	start := now()
-	for deadline := time.Now().Add(5 * time.Second); now() <= start; {
+	start := e.serverMillis()
+	for deadline := time.Now().Add(5 * time.Second); e.serverMillis() <= start; {
 		if time.Now().After(deadline) {
 			e.t.Fatal("the server's clock did not move in 5 s")
 		}

@@ -132,3 +132,75 @@ func TestLogIDsNearTheEnd(t *testing.T) {
 		})
 	}
 }
+
+// TestFeedsRefuseBeforeTheyBlock: an invalid after, a missing quiz and a
+// Live of bad bounds are the first value Events and Live yield, each the
+// iterator's last, with no blocking read sent before it; so a handler that
+// pulls the first value knows whether to answer 200 before it writes
+// headers.
+func TestFeedsRefuseBeforeTheyBlock(t *testing.T) {
+	e := newEnv(t)
+	rec := newRecorder(e.client)
+	s := e.storeOn(rec)
+	running, _, _ := e.reference()
+	missing := quizID()
+	e.mustRaw("XADD", e.keys(missing).Log(), "*", "status", "berjalan") // a log left without meta
+	board := func(id string) *kuis.Board {
+		b, err := s.Board(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cases := []struct {
+		name  string
+		feed  func(ctx context.Context) func(yield func(any, error) bool)
+		want  error
+		sends []string
+	}{
+		{"Events of a missing quiz", events(board(missing), ""), kuis.ErrQuizNotFound, []string{"HGETALL", "XREVRANGE"}},
+		{"Events resuming on a missing quiz", events(board(missing), "1-0"), kuis.ErrQuizNotFound, []string{"HGETALL", "XREVRANGE"}},
+		{"Events after a malformed ID", events(board(running), "1-x"), kuis.ErrInvalidRange, nil},
+		{"Live of a missing quiz", live(board(missing), 10, time.Second), kuis.ErrQuizNotFound, []string{"HGETALL", "XREVRANGE"}},
+		{"Live of top 0", live(board(running), 0, time.Second), kuis.ErrInvalidRange, nil},
+	}
+	for _, c := range cases {
+		ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
+		rec.start()
+		var errs []error
+		c.feed(ctx)(func(_ any, err error) bool { errs = append(errs, err); return true })
+		sent := rec.stop()
+		cancel()
+		if len(errs) != 1 || !errors.Is(errs[0], c.want) {
+			t.Errorf("%s yielded %v, want one %v", c.name, errs, c.want)
+		}
+		if diff := cmp.Diff(c.sends, sent); diff != "" {
+			t.Errorf("%s sent (-want +got):\n%s", c.name, diff)
+		}
+	}
+}
+
+// events and live adapt the two feeds to one shape for table tests.
+func events(b *kuis.Board, after string) func(context.Context) func(func(any, error) bool) {
+	return func(ctx context.Context) func(func(any, error) bool) {
+		return func(yield func(any, error) bool) {
+			for ev, err := range b.Events(ctx, after) {
+				if !yield(ev, err) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func live(b *kuis.Board, top int, every time.Duration) func(context.Context) func(func(any, error) bool) {
+	return func(ctx context.Context) func(func(any, error) bool) {
+		return func(yield func(any, error) bool) {
+			for page, err := range b.Live(ctx, top, every) {
+				if !yield(page, err) {
+					return
+				}
+			}
+		}
+	}
+}

@@ -183,6 +183,8 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 	do("Board.Around", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Around(e.ctx, "Dewi", 1); return err })
 	do("Board.Standing", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Standing(e.ctx, "Budi"); return err })
 	do("Board.Len", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Len(e.ctx); return err })
+	do("Board.Summary", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Summary(e.ctx); return err })
+	do("Board.Answered", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Answered(e.ctx, "Budi"); return err })
 	do("Store.Audit", func(s *kuis.Store) error { _, err := s.Audit(e.ctx, id); return err })
 	do("Store.Repair", func(s *kuis.Store) error {
 		e.mustRaw("ZADD", e.keys(id).Board(), "70", "Dewi")

@@ -3,9 +3,7 @@ package kuis
 import (
 	"cmp"
 	"context"
-	"encoding/csv"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -26,7 +24,11 @@ type Recap struct {
 	Standings []Standing       `json:"standings"` // the whole board, as Board.Standings reads it
 	Questions []QuestionResult `json:"questions"` // one per question, 1..jumlah_soal, in order
 	Answers   []AnswerRecord   `json:"answers"`   // every counted answer, in the order counted
-	TakenAt   time.Time        `json:"taken_at"`  // the caller's clock when the snapshot arrived
+	// FinishedAt is the server's time of Finish, to the millisecond, from
+	// the log's finish entry; zero for a running quiz and for one finished
+	// without an entry.
+	FinishedAt time.Time `json:"finished_at"`
+	TakenAt    time.Time `json:"taken_at"` // the caller's clock when the snapshot arrived
 }
 
 // QuestionResult is how one question went.
@@ -121,13 +123,13 @@ func (q quiz) recap(ctx context.Context, purpose string) (Recap, error) {
 	if err != nil {
 		return Recap{}, corrupt(k.log, "not a list of entries: %v", err)
 	}
-	var logged []AnswerRecord
+	var logged loggedAnswers
 	for _, raw := range entries {
 		e, err := decodeEntry(raw)
 		if err != nil {
 			return Recap{}, corrupt(k.log, "%v", err)
 		}
-		logged = appendAnswer(logged, e)
+		logged.add(e)
 	}
 	return q.assemble(fields, zs, members, logged)
 }
@@ -163,17 +165,27 @@ func (q quiz) ordered(board, places []rueidis.ZScore) ([]rueidis.ZScore, error) 
 	return q.byPlace(places, scores)
 }
 
-// appendAnswer appends e to logged if it is an answer.
-func appendAnswer(logged []AnswerRecord, e logEntry) []AnswerRecord {
-	if e.kind != entryAnswer {
-		return logged
+// loggedAnswers is what a recap takes from the log: its answers, in order,
+// and the time of its finish entry.
+type loggedAnswers struct {
+	answers    []AnswerRecord
+	finishedAt time.Time
+}
+
+func (l *loggedAnswers) add(e logEntry) {
+	switch e.kind {
+	case entryAnswer:
+		l.answers = append(l.answers, AnswerRecord{Participant: e.participant, Question: e.question, At: e.id.time()})
+	case entryFinish:
+		if l.finishedAt.IsZero() {
+			l.finishedAt = e.id.time()
+		}
 	}
-	return append(logged, AnswerRecord{Participant: e.participant, Question: e.question, At: e.id.time()})
 }
 
 // assemble makes the recap of what a read found: the meta hash, the board in
-// the recap's order, the answers set's members, the log's answers.
-func (q quiz) assemble(fields map[string]string, zs []rueidis.ZScore, members []string, logged []AnswerRecord) (Recap, error) {
+// the recap's order, the answers set's members, the log.
+func (q quiz) assemble(fields map[string]string, zs []rueidis.ZScore, members []string, logged loggedAnswers) (Recap, error) {
 	k := q.keys
 	info, err := decodeInfo(k.meta, fields)
 	if err != nil {
@@ -193,13 +205,13 @@ func (q quiz) assemble(fields map[string]string, zs []rueidis.ZScore, members []
 	if !utf8.ValidString(info.Title) {
 		return Recap{}, corrupt(k.meta, "field judul %s is not valid UTF-8, which an archive cannot keep", quote(info.Title))
 	}
-	questions, answers, err := tally(k.answers, int(min(info.Questions, maxQuestions)), members, logged)
+	questions, answers, err := tally(k.answers, int(min(info.Questions, maxQuestions)), members, logged.answers)
 	if err != nil {
 		return Recap{}, err
 	}
 	return Recap{
 		QuizID: k.quizID, Info: info, Standings: standings, Questions: questions, Answers: answers,
-		TakenAt: time.Now(),
+		FinishedAt: logged.finishedAt, TakenAt: time.Now(),
 	}, nil
 }
 
@@ -279,12 +291,12 @@ func (q quiz) readParts(ctx context.Context, c rueidis.DedicatedClient) (r Recap
 		return Recap{}, false, err
 	}
 	slices.Sort(members)
-	var logged []AnswerRecord
+	var logged loggedAnswers
 	if _, err := q.readLog(ctx, c, nil, func(e logEntry, err error) error {
 		if err != nil {
 			return corrupt(k.log, "%v", err)
 		}
-		logged = appendAnswer(logged, e)
+		logged.add(e)
 		return nil
 	}); err != nil {
 		return Recap{}, false, err
@@ -385,31 +397,4 @@ func (q quiz) scanPages(ctx context.Context, c rueidis.CommandClient, key string
 			return nil
 		}
 	}
-}
-
-// WriteCSV writes the standings with encoding/csv: the header row
-// "rank,competition_rank,participant,score,correct_answers", then one row per
-// participant; correct_answers is score / 10. Names are written exactly as
-// stored, so the file reads back byte for byte; a spreadsheet may treat a name
-// that starts with '=', '+', '-' or '@' as a formula, so escape names before
-// opening the file in one if students typed them. It returns w's error as it is.
-func (r Recap) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"rank", "competition_rank", "participant", "score", "correct_answers"}); err != nil {
-		return err
-	}
-	for _, s := range r.Standings {
-		row := []string{
-			strconv.Itoa(s.Rank),
-			strconv.Itoa(s.CompetitionRank),
-			s.Participant,
-			strconv.FormatInt(s.Score, 10),
-			strconv.FormatInt(s.Score/10, 10),
-		}
-		if err := cw.Write(row); err != nil {
-			return err
-		}
-	}
-	cw.Flush()
-	return cw.Error()
 }
