@@ -222,6 +222,7 @@ func everyOperation(t *testing.T, e *env, i int, id string) {
 	recap, err := s.Recap(ctx, id)
 	recap.TakenAt = time.Time{} // the caller's clock
 	checkTimes(t, recap.Answers, from, to)
+	checkFinishedAt(t, &recap, status == kuis.StatusFinished, from, time.Now())
 	recap.Answers = untimed(recap.Answers)
 	answers := []kuis.AnswerRecord{{Participant: "Ali", Question: 1}, {Participant: "Siswa-" + strconv.Itoa(i), Question: 1},
 		{Participant: "Ali", Question: 2}, {Participant: "Budi", Question: 1}, {Participant: "Citra", Question: 1}, {Participant: "Citra", Question: 2}}

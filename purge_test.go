@@ -315,6 +315,7 @@ func TestPurgeQuiz(t *testing.T) {
 		}
 		for i := range archived {
 			archived[i].TakenAt = time.Time{}
+			checkFinishedAt(t, &archived[i], !tt.timeless, from, time.Now())
 			if !tt.timeless {
 				checkTimes(t, archived[i].Answers, from, time.Now())
 				archived[i].Answers = untimed(archived[i].Answers)

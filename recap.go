@@ -42,8 +42,8 @@ type QuestionResult struct {
 const recapAttempts = 3
 
 // Recap reads the quiz quizID whole, as one consistent snapshot: O(N). A quiz
-// of up to 20,000 board members, answers and log entries together (a class of
-// 500 answering 20 questions) is read in one atomic read-only script, so the
+// of up to 10,000 board members, answers and log entries together (a class of
+// 250 answering 19 questions) is read in one atomic read-only script, so the
 // standings, the per-question counts, the answers and the status belong to
 // the same moment. A bigger quiz is read in parts, so that no step holds the
 // server long, on one connection watching its keys: a finished quiz cannot

@@ -54,6 +54,22 @@ func checkTimes(t testing.TB, answers []kuis.AnswerRecord, from, to time.Time) {
 	}
 }
 
+// checkFinishedAt checks that a finished recap's FinishedAt is the server's
+// clock at Finish (UTC, whole milliseconds, within from..to), or zero when
+// want is false, then zeroes it for cmp.Diff.
+func checkFinishedAt(t testing.TB, r *kuis.Recap, want bool, from, to time.Time) {
+	t.Helper()
+	at := r.FinishedAt
+	switch {
+	case !want && !at.IsZero():
+		t.Errorf("FinishedAt = %v, want zero", at)
+	case want && (at.Location() != time.UTC || at.Nanosecond()%int(time.Millisecond) != 0 ||
+		at.Before(from.Truncate(time.Millisecond)) || at.After(to)):
+		t.Errorf("FinishedAt = %v, want a UTC time in whole milliseconds within %v..%v", at, from, to)
+	}
+	r.FinishedAt = time.Time{}
+}
+
 // untimed returns a copy of answers with every time zeroed, for cmp.Diff
 // once checkTimes has looked at the times.
 func untimed(answers []kuis.AnswerRecord) []kuis.AnswerRecord {
@@ -87,6 +103,7 @@ func TestRecap(t *testing.T) {
 		}
 		got.TakenAt = time.Time{}
 		checkTimes(t, got.Answers, from, start)
+		checkFinishedAt(t, &got, status == kuis.StatusFinished, from, start)
 		got.Answers = untimed(got.Answers)
 		if diff := cmp.Diff(referenceRecap(id, status), got); diff != "" {
 			t.Errorf("Recap(%q) (-want +got):\n%s", id, diff)
@@ -236,7 +253,7 @@ func TestRecapJSON(t *testing.T) {
 		`{"participant":"Budi","question":3,"at":"2026-03-01T08:29:06.125Z"},` +
 		`{"participant":"Citra","question":3,"at":"2026-03-01T08:29:07.125Z"},` +
 		`{"participant":"Dewi","question":3,"at":"2026-03-01T08:29:08.125Z"}],` +
-		`"taken_at":"2026-03-01T08:30:00Z"}`
+		`"finished_at":"0001-01-01T00:00:00Z","taken_at":"2026-03-01T08:30:00Z"}`
 	if diff := cmp.Diff(want, string(got)); diff != "" {
 		t.Errorf("JSON (-want +got):\n%s", diff)
 	}
