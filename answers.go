@@ -62,6 +62,12 @@ type AnswerResult struct {
 // score breaks the contract, or the score is the largest sound one and cannot
 // take 10 more). A refusal writes nothing.
 func (b *Board) RecordAnswer(ctx context.Context, participant string, question int) (Answer, error) {
+	a, err := b.recordAnswer(ctx, participant, question)
+	b.q.counts.answered(a, err)
+	return a, err
+}
+
+func (b *Board) recordAnswer(ctx context.Context, participant string, question int) (Answer, error) {
 	if err := b.q.checkAnswer(participant, question); err != nil {
 		return Answer{}, err
 	}
@@ -103,36 +109,9 @@ func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]Ans
 		first[a] = i
 		sent = append(sent, i)
 	}
-	if len(sent) == 0 {
-		return out, nil
-	}
-	keys := b.q.keys.all()
-	execs := make([]rueidis.LuaExec, 0, (len(sent)+maxChunk-1)/maxChunk)
-	for lo := 0; lo < len(sent); lo += maxChunk {
-		chunk := sent[lo:min(lo+maxChunk, len(sent))]
-		args := make([]string, 0, 3*len(chunk))
-		for _, i := range chunk {
-			args = append(args, "1", answers[i].Participant, strconv.Itoa(answers[i].Question))
-		}
-		execs = append(execs, rueidis.LuaExec{Keys: keys, Args: args})
-	}
 	var callErr error
-	for c, res := range runScript(ctx, b.q.client, script.RecordAnswer, execs...) {
-		chunk := sent[c*maxChunk : min((c+1)*maxChunk, len(sent))]
-		replies, err := res.ToArray()
-		if err == nil && len(replies) != len(chunk) {
-			err = errReplyLength(len(replies), len(chunk))
-		}
-		for j, i := range chunk {
-			if err != nil {
-				out[i].Err = b.q.fail(err, answers[i].Participant, b.q.keys.board)
-				continue
-			}
-			out[i].Answer, out[i].Err = b.decodeAnswer(replies[j], answers[i].Participant)
-		}
-		if _, server := rueidis.IsRedisErr(err); err != nil && !server && callErr == nil {
-			callErr = out[chunk[0]].Err
-		}
+	if len(sent) > 0 {
+		callErr = b.sendAnswers(ctx, answers, sent, out)
 	}
 	// Later positions of a pair answer as repeats, with the participant's
 	// score as of their latest earlier entry.
@@ -152,7 +131,52 @@ func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]Ans
 			latest[a.Participant] = i
 		}
 	}
+	for _, r := range out {
+		b.q.counts.answered(r.Answer, r.Err)
+	}
 	return out, callErr
+}
+
+// sendAnswers sends the answers at positions sent, in runs of up to
+// maxChunk, and sets their results in out. It returns the first error that
+// is not the server's: one for the call as a whole.
+func (b *Board) sendAnswers(ctx context.Context, answers []AnswerInput, sent []int, out []AnswerResult) error {
+	if err := ctx.Err(); err != nil { // nothing is sent
+		for _, i := range sent {
+			out[i].Err = b.q.fail(err, answers[i].Participant, b.q.keys.board)
+		}
+		return out[sent[0]].Err
+	}
+	keys := b.q.keys.all()
+	execs := make([]rueidis.LuaExec, 0, (len(sent)+maxChunk-1)/maxChunk)
+	for lo := 0; lo < len(sent); lo += maxChunk {
+		chunk := sent[lo:min(lo+maxChunk, len(sent))]
+		args := make([]string, 0, 3*len(chunk))
+		for _, i := range chunk {
+			args = append(args, "1", answers[i].Participant, strconv.Itoa(answers[i].Question))
+		}
+		execs = append(execs, rueidis.LuaExec{Keys: keys, Args: args})
+		b.q.counts.ran(len(chunk))
+	}
+	var callErr error
+	for c, res := range runScript(ctx, b.q.client, script.RecordAnswer, execs...) {
+		chunk := sent[c*maxChunk : min((c+1)*maxChunk, len(sent))]
+		replies, err := res.ToArray()
+		if err == nil && len(replies) != len(chunk) {
+			err = errReplyLength(len(replies), len(chunk))
+		}
+		for j, i := range chunk {
+			if err != nil {
+				out[i].Err = b.q.fail(err, answers[i].Participant, b.q.keys.board)
+				continue
+			}
+			out[i].Answer, out[i].Err = b.decodeAnswer(replies[j], answers[i].Participant)
+		}
+		if _, server := rueidis.IsRedisErr(err); err != nil && !server && callErr == nil {
+			callErr = out[chunk[0]].Err
+		}
+	}
+	return callErr
 }
 
 // errReplyLength reports a record script reply with the wrong number of answers.

@@ -33,6 +33,7 @@ const (
 // hash slot (one lane on a server that is not a cluster).
 type coalescer struct {
 	client rueidis.Client
+	counts *counters
 	mu     sync.Mutex
 	lanes  map[uint16]*lane // a lane with nothing in flight is removed
 }
@@ -57,15 +58,29 @@ type pending struct {
 	err         error
 }
 
-func newCoalescer(client rueidis.Client) *coalescer {
-	return &coalescer{client: client, lanes: map[uint16]*lane{}}
+func newCoalescer(client rueidis.Client, counts *counters) *coalescer {
+	return &coalescer{client: client, counts: counts, lanes: map[uint16]*lane{}}
+}
+
+// queued is how many answers wait in all lanes.
+func (c *coalescer) queued() int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, l := range c.lanes {
+		n += len(l.queue)
+	}
+	return int64(n)
 }
 
 // record sends one answer, alone when its lane has a free slot, else with the
 // answers queued behind the runs in flight. It returns the answer's element of
 // the script's reply, or the error of the call (ctx's, or the connection's).
-// A call whose ctx ends while queued is never sent.
+// A call whose ctx has ended, or ends while queued, is never sent.
 func (c *coalescer) record(ctx context.Context, q quiz, participant string, question int) (rueidis.RedisMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return rueidis.RedisMessage{}, err // never sent
+	}
 	p := &pending{ctx: ctx, keys: q.keys, participant: participant, question: strconv.Itoa(question)}
 	c.mu.Lock()
 	l := c.lanes[q.slot]
@@ -76,6 +91,7 @@ func (c *coalescer) record(ctx context.Context, q quiz, participant string, ques
 	if l.inFlight < maxInFlight && len(l.queue) == 0 {
 		l.inFlight++
 		c.mu.Unlock()
+		c.counts.ran(1)
 		replies, err := runChunk(ctx, c.client, []*pending{p})
 		c.next(l)
 		if err != nil {
@@ -150,6 +166,7 @@ func (c *coalescer) take(l *lane) []*pending {
 func (c *coalescer) drive(l *lane, chunk []*pending) {
 	for ; chunk != nil; chunk = c.take(l) {
 		ctx, stop := chunkContext(chunk)
+		c.counts.ran(len(chunk))
 		replies, err := runChunk(ctx, c.client, chunk)
 		stop()
 		for i, p := range chunk {

@@ -8,8 +8,8 @@
 // [Store], the one entry value: it hands out the handles of a quiz ([Board]
 // for the quiz application, [Meta] for the teacher) and runs the operations
 // on a whole quiz or namespace ([Store.Recap], [Store.Audit],
-// [Store.Repair], [Store.PurgeQuiz], [Store.Purge], [Store.Quizzes]).
-// [ACLRules] makes the Redis ACL users of the three roles ([RoleApp],
+// [Store.Repair], [Store.PurgeQuiz], [Store.Purge], [Store.Quizzes]), and
+// counts what an operator watches ([Store.Stats]). [ACLRules] makes the Redis ACL users of the three roles ([RoleApp],
 // [RoleTeacher], [RoleOperator]) that hold the contract's separation on the
 // server.
 //
@@ -20,7 +20,7 @@
 //	kuis:papan:kuis-01    sorted set  member = participant, score = points (10 per correct answer)
 //	kuis:meta:kuis-01     hash        judul, jumlah_soal, status (berjalan | selesai)
 //	kuis:jawaban:kuis-01  set         "<question>:<participant>" per counted answer
-//	kuis:catatan:kuis-01  stream      one entry per counted answer (peserta, soal, skor), its ID the server's time; then the finish (status)
+//	kuis:catatan:kuis-01  stream      the start (status); one entry per counted answer (peserta, soal, skor), its ID the server's time; the finish (status)
 //	kuis:urutan:kuis-01   sorted set  participant by points, then time of the latest answer ([WithTies])
 //
 // No key ever has a TTL: the end of a quiz's data is a decision

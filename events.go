@@ -72,6 +72,8 @@ const (
 // before it writes its headers.
 func (b *Board) Events(ctx context.Context, after string) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
+		b.q.counts.readers.Add(1)
+		defer b.q.counts.readers.Add(-1)
 		var last streamID // 0-0: no entry has it, so XREAD from it reads the whole log
 		if after != "" {
 			var ok bool
@@ -117,6 +119,7 @@ func (f *feed) run(ctx context.Context, yield func(Event, error) bool) {
 			return
 		}
 		if f.synthetic {
+			f.q.counts.events.Add(1)
 			yield(Event{ID: f.end.String(), Kind: EventFinished, At: f.endAt}, nil)
 		}
 		return
@@ -177,6 +180,7 @@ func (f *feed) drain(ctx context.Context, upTo *streamID, yield func(Event, erro
 	k, c := f.q.keys, f.q.client
 	for upTo == nil || f.last.less(*upTo) {
 		cmd := c.B().Xread().Count(f.q.tune.pageSize).Streams().Key(k.log).Id(f.last.String()).Build()
+		f.q.counts.feedReads.Add(1)
 		entries, err := readStream(sendOne(ctx, c, cmd), k.log)
 		if err != nil {
 			yield(Event{}, f.ctxError(ctx, f.q.fail(err, "", k.log)))
@@ -217,6 +221,7 @@ func (f *feed) handEvents(events []Event, yield func(Event, error) bool) bool {
 			yield(Event{}, fmt.Errorf("%w: %s: purged, and created again", ErrQuizNotFound, f.q.about("")))
 			return false
 		}
+		f.q.counts.events.Add(1)
 		if !yield(ev, nil) || ev.Kind == EventFinished {
 			return false
 		}
@@ -349,6 +354,8 @@ func readStream(res rueidis.RedisResult, key string) ([]rueidis.XRangeEntry, err
 // wait, as with Events.
 func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq2[[]Standing, error] {
 	return func(yield func([]Standing, error) bool) {
+		b.q.counts.readers.Add(1)
+		defer b.q.counts.readers.Add(-1)
 		if top < 1 || top > maxLiveTop || every < minLiveEvery {
 			yield(nil, fmt.Errorf("%w: %s: top %d, every %v (want top 1 to %d, every at least %v)",
 				ErrInvalidRange, b.q.about(""), top, every, maxLiveTop, minLiveEvery))
@@ -375,6 +382,7 @@ func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq
 					yield(nil, b.liveError(ctx, err))
 					return
 				}
+				b.q.counts.refreshes.Add(1)
 				if !yield(page, nil) || finished {
 					return
 				}

@@ -146,3 +146,52 @@ func ExampleRecap_Gradebook() {
 	// Budi,10,0,1,0
 	// finished at the server's time: true
 }
+
+// Stats are the Store's counters, for an operator's dashboard: a class's
+// double taps show as Duplicates, answers after Finish as Refused.Finished.
+func ExampleStore_Stats() {
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	meta, err := store.Meta("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis Bahasa", 2); err != nil {
+		log.Fatal(err)
+	}
+	board, err := store.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, a := range []kuis.AnswerInput{{"Ali", 1}, {"Ali", 1}, {"Budi", 1}, {"Budi", 3}} {
+		board.RecordAnswer(ctx, a.Participant, a.Question) //nolint:errcheck // Stats counts every outcome
+	}
+	if err := meta.Finish(ctx); err != nil {
+		log.Fatal(err)
+	}
+	board.RecordAnswer(ctx, "Citra", 2) //nolint:errcheck
+
+	st := store.Stats()
+	fmt.Printf("counted %d, duplicates %d, refused %+v\n", st.Counted, st.Duplicates, st.Refused)
+	fmt.Printf("runs %d carrying %d answers\n", st.Runs, st.RunAnswers)
+	// Output:
+	// counted 2, duplicates 1, refused {Finished:1 NotFound:0 InvalidQuestion:1 InvalidParticipant:0 Corrupt:0 Forbidden:0}
+	// runs 5 carrying 5 answers
+}

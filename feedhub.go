@@ -123,6 +123,7 @@ func (hs *feedHubs) run(ctx context.Context, h *feedHub) {
 		}
 		last = time.Now()
 		cmd := c.B().Xread().Count(tune.pageSize).Block(tune.feedBlock.Milliseconds()).Streams().Key(k.log).Id(pos.String()).Build()
+		h.q.counts.feedReads.Add(1)
 		entries, err := readStream(sendOne(ctx, c, cmd), k.log)
 		if ctx.Err() != nil {
 			return // the last member left: nobody to tell

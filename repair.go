@@ -51,6 +51,14 @@ const (
 // recount), ErrForbidden (nothing written), ErrBusy (other Repairs of the
 // quiz kept taking its rebuild over; nothing replaced).
 func (s *Store) Repair(ctx context.Context, quizID string) ([]Correction, error) {
+	out, err := s.repair(ctx, quizID)
+	if err == nil {
+		s.counts.corrections.Add(int64(len(out)))
+	}
+	return out, err
+}
+
+func (s *Store) repair(ctx context.Context, quizID string) ([]Correction, error) {
 	q, err := s.quiz(quizID)
 	if err != nil {
 		return nil, err

@@ -23,6 +23,7 @@ type Store struct {
 	tune   tuning
 	rec    *coalescer // RecordAnswer's queues
 	feeds  *feedHubs  // Board.Events' shared readers, one per quiz followed
+	counts counters   // what Stats reads
 }
 
 // tuning holds the library's internal bounds. Only tests change them, through
@@ -77,7 +78,9 @@ func newStore(client rueidis.Client, tune tuning, opts ...Option) (*Store, error
 	if client.Mode() == rueidis.ClientModeCluster && !o.hashTag {
 		return nil, ErrNeedsHashTag
 	}
-	return &Store{client: client, opts: o, tune: tune, rec: newCoalescer(client), feeds: newFeedHubs()}, nil
+	s := &Store{client: client, opts: o, tune: tune, feeds: newFeedHubs()}
+	s.rec = newCoalescer(client, &s.counts)
+	return s, nil
 }
 
 // Keys returns the key names of quiz quizID. It does no I/O. A quiz ID must be
