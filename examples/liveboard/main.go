@@ -9,13 +9,20 @@
 // for about a minute (-class, -duration; -class 0 simulates nothing), finishes
 // the quiz, and serves until SIGINT:
 //
-//	/               the projector page: title, status, the top 10 with rank, score and movement
-//	/me?name=Ali    a student's own standing and neighbours
+//	/               the projector page: progress, the address students open, the top 10
+//	                with movement; once finished, a podium and the whole board
+//	/me?name=Ali    a student's own page: rank of how many, the questions answered right
 //	/events         the raw feed (Board.Events); a Last-Event-ID header resumes it
 //
+// To let a class join, serve on the network (-addr :8080) and open the
+// projector page by the machine's address: the address it shows students is
+// built from the one the page was served from.
+//
+// Equal scores are ordered by who reached them first (WithTies(TiesByTime)).
 // The pages are plain HTML, CSS and JavaScript embedded in the binary. The
 // board streams come from Board.Live, which reads the board at most once per
-// -every however fast answers come.
+// -every however fast answers come. Every stream answers a missing quiz with
+// 404 and a bad name or event ID with 400, before it starts.
 package main
 
 import (
@@ -86,11 +93,7 @@ func run(ctx context.Context, c config) error {
 		return err
 	}
 	defer closeClient()
-	var opts []kuis.Option
-	if client.Mode() == rueidis.ClientModeCluster {
-		opts = append(opts, kuis.WithHashTag())
-	}
-	store, err := kuis.New(client, opts...)
+	store, err := newStore(client)
 	if err != nil {
 		return err
 	}
@@ -121,9 +124,19 @@ func run(ctx context.Context, c config) error {
 			}
 		}()
 	}
-	err = serve(ctx, ln, &server{meta: meta, board: board, every: c.every})
+	err = serve(ctx, ln, &server{board: board, every: c.every})
 	wg.Wait()
 	return err
+}
+
+// newStore is the example's Store: equal scores in the order they were
+// reached, which a class finds fair, and hash tags on a cluster.
+func newStore(client rueidis.Client, opts ...kuis.Option) (*kuis.Store, error) {
+	opts = append(opts, kuis.WithTies(kuis.TiesByTime))
+	if client.Mode() == rueidis.ClientModeCluster {
+		opts = append(opts, kuis.WithHashTag())
+	}
+	return kuis.New(client, opts...)
 }
 
 // connect returns a client of the Redis at addr, or of a new in-process

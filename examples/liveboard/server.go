@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"log"
 	"net/http"
 	"time"
@@ -12,12 +13,12 @@ import (
 	"github.com/kuisboard/kuis"
 )
 
-// server holds the quiz's handles; each request gets its own context from
-// net/http, canceled when the client goes away or the server shuts down.
+// server serves one quiz's pages and streams. Each request gets its own
+// context from net/http, canceled when the client goes away or the server
+// shuts down, and every stream ends with it.
 type server struct {
-	meta  *kuis.Meta
 	board *kuis.Board
-	every time.Duration
+	every time.Duration // Board.Live's interval
 }
 
 func (s *server) routes() http.Handler {
@@ -35,157 +36,155 @@ func (s *server) routes() http.Handler {
 	return mux
 }
 
-// row is one line of the projected board.
-type row struct {
-	kuis.Standing
-	Move string `json:"move"` // "up", "down", "new" or "" since the last refresh
-}
-
 // boardView is one refresh of the projector page.
 type boardView struct {
-	Title    string `json:"title"`
-	Status   string `json:"status"`
-	Finished bool   `json:"finished"`
-	Top      []row  `json:"top"`
+	kuis.Summary                 // title, questions, status, participants, answers
+	Finished     bool            `json:"finished"`
+	Join         string          `json:"join"` // the address a student opens, their name appended
+	Rows         []kuis.Standing `json:"rows"` // the top 10; the whole board once finished
 }
 
-// boardStream sends the top 10 as Board.Live yields it, each with its
-// movement since the previous refresh, until the quiz is finished.
+// boardStream sends the progress and the top 10 whenever the quiz changes,
+// at most once per every, then the whole final board.
 func (s *server) boardStream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	info, err := s.meta.Get(ctx)
-	if err != nil {
-		httpError(w, err)
-		return
-	}
-	sse, ok := startSSE(w)
-	if !ok {
-		return
-	}
-	prev := map[string]int{}
-	var rows []row
-	for top, err := range s.board.Live(ctx, 10, s.every) {
+	// The host the page was served from: the one the class can reach.
+	join := "http://" + r.Host + "/me?name="
+	stream(w, r, s.board.Live(ctx, 10, s.every), func(top []kuis.Standing) (event, error) {
+		sum, err := s.board.Summary(ctx)
 		if err != nil {
-			sse.fail(ctx, err)
-			return
+			return event{}, err
 		}
-		rows = make([]row, len(top))
-		for i, st := range top {
-			rows[i] = row{Standing: st, Move: move(prev, st)}
+		v := boardView{Summary: sum, Finished: sum.Status == kuis.StatusFinished, Join: join, Rows: top}
+		if v.Finished { // no answer can change it any more: the podium and everyone below
+			if v.Rows, err = s.board.Standings(ctx); err != nil {
+				return event{}, err
+			}
 		}
-		prev = make(map[string]int, len(top))
-		for _, st := range top {
-			prev[st.Participant] = st.Rank
-		}
-		if err := sse.send("", "board", boardView{Title: info.Title, Status: "running", Top: rows}); err != nil {
-			return
-		}
-	}
-	// Live ended by itself: the quiz is finished and rows is the final board.
-	_ = sse.send("", "board", boardView{Title: info.Title, Status: "finished", Finished: true, Top: rows})
-}
-
-// move compares a standing with the rank its participant had before.
-func move(prev map[string]int, st kuis.Standing) string {
-	was, ok := prev[st.Participant]
-	switch {
-	case len(prev) == 0:
-		return ""
-	case !ok:
-		return "new"
-	case st.Rank < was:
-		return "up"
-	case st.Rank > was:
-		return "down"
-	}
-	return ""
+		return event{name: "board", data: v}, nil
+	})
 }
 
 // meView is one refresh of a student's page.
 type meView struct {
-	Name     string          `json:"name"`
-	OnBoard  bool            `json:"on_board"`
-	Me       kuis.Standing   `json:"me"`
-	Around   []kuis.Standing `json:"around"`
-	Finished bool            `json:"finished"`
+	Title    string `json:"title"`
+	Name     string `json:"name"`     // as the board holds it (CleanParticipant)
+	Rank     int    `json:"rank"`     // competition rank; 0 while not on the board
+	Of       int64  `json:"of"`       // participants on the board
+	Score    int64  `json:"score"`    // points
+	Answered []int  `json:"answered"` // the questions answered correctly, ascending
+	Finished bool   `json:"finished"`
 }
 
-// meStream sends a student's standing and neighbours whenever the board
-// changes: Board.Live (top 1) is the change signal, at most once per every.
+// meStream sends a student's view whenever the quiz changes: Board.Live
+// (its top 1) is only the signal, at most once per every. A name that
+// CleanParticipant refuses is answered 400 before the stream starts.
 func (s *server) meStream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	name := r.URL.Query().Get("name")
-	if _, err := s.standing(ctx, name); err != nil {
-		httpError(w, err) // a bad name is refused before the stream starts
-		return
-	}
-	sse, ok := startSSE(w)
-	if !ok {
-		return
-	}
-	for _, err := range s.board.Live(ctx, 1, s.every) {
-		if err != nil {
-			sse.fail(ctx, err)
-			return
-		}
-		v, err := s.standing(ctx, name)
-		if err != nil {
-			sse.fail(ctx, err)
-			return
-		}
-		if err := sse.send("", "me", v); err != nil {
-			return
-		}
-	}
-	v, err := s.standing(ctx, name)
+	name, err := kuis.CleanParticipant(r.URL.Query().Get("name"))
 	if err != nil {
-		sse.fail(ctx, err)
+		httpError(w, err)
 		return
 	}
-	v.Finished = true
-	_ = sse.send("", "me", v)
+	stream(w, r, s.board.Live(ctx, 1, s.every), func([]kuis.Standing) (event, error) {
+		v, err := s.me(ctx, name)
+		return event{name: "me", data: v}, err
+	})
 }
 
-// standing reads a student's view; not being on the board yet is a view, not
-// an error.
-func (s *server) standing(ctx context.Context, name string) (meView, error) {
+// me reads a student's view. Standing comes before Summary, so that the
+// rank is never above the number of participants.
+func (s *server) me(ctx context.Context, name string) (meView, error) {
 	v := meView{Name: name}
-	me, err := s.board.Standing(ctx, name)
-	if errors.Is(err, kuis.ErrNotOnBoard) {
-		return v, nil
+	st, err := s.board.Standing(ctx, name)
+	switch {
+	case errors.Is(err, kuis.ErrNotOnBoard): // no correct answer yet: a view, not an error
+	case err != nil:
+		return v, err
+	default:
+		v.Rank, v.Score = st.CompetitionRank, st.Score
 	}
+	if v.Answered, err = s.board.Answered(ctx, name); err != nil {
+		return v, err
+	}
+	sum, err := s.board.Summary(ctx)
 	if err != nil {
 		return v, err
 	}
-	around, err := s.board.Around(ctx, name, 2)
-	if err != nil && !errors.Is(err, kuis.ErrNotOnBoard) {
-		return v, err
-	}
-	v.OnBoard, v.Me, v.Around = true, me, around
+	v.Title, v.Of, v.Finished = sum.Title, sum.Participants, sum.Status == kuis.StatusFinished
 	return v, nil
 }
 
 // events relays the quiz's feed. A browser's EventSource resumes with the
 // Last-Event-ID header; ?after=<id> does the same by hand.
 func (s *server) events(w http.ResponseWriter, r *http.Request) {
-	ctx := r.Context()
 	after := r.Header.Get("Last-Event-ID")
 	if after == "" {
 		after = r.URL.Query().Get("after")
 	}
-	sse, ok := startSSE(w)
-	if !ok {
+	stream(w, r, s.board.Events(r.Context(), after), func(ev kuis.Event) (event, error) {
+		return event{id: ev.ID, name: string(ev.Kind), data: ev}, nil
+	})
+}
+
+// event is one Server-Sent Event: an ID (may be empty), a name, and data
+// sent as JSON.
+type event struct {
+	id, name string
+	data     any
+}
+
+// stream sends feed as Server-Sent Events, one per value, made by toEvent.
+// The feed's first value is pulled before any header is written: Board.Live
+// and Board.Events yield a missing quiz or a bad argument first, before any
+// blocking read, so the client gets an honest status (404, 400) rather than
+// a 200 and an error event; on a quiz with nothing logged yet, Events' first
+// value is its first answer, and the headers wait for it. A later error ends
+// the stream with a "failure" event, unless the client is the one who left.
+func stream[V any](w http.ResponseWriter, r *http.Request, feed iter.Seq2[V, error], toEvent func(V) (event, error)) {
+	next, stop := iter.Pull2(feed)
+	defer stop()
+	v, err, ok := next()
+	if ok && err != nil {
+		httpError(w, err)
 		return
 	}
-	for ev, err := range s.board.Events(ctx, after) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	rc := http.NewResponseController(w)
+	for ; ok; v, err, ok = next() {
+		var e event
+		if err == nil {
+			e, err = toEvent(v)
+		}
 		if err != nil {
-			sse.fail(ctx, err)
+			if r.Context().Err() == nil {
+				log.Print(err)
+				_ = send(w, rc, event{name: "failure", data: map[string]string{"error": err.Error()}})
+			}
 			return
 		}
-		if err := sse.send(ev.ID, string(ev.Kind), ev); err != nil {
+		if send(w, rc, e) != nil {
 			return
 		}
 	}
+}
+
+// send writes one event and flushes it.
+func send(w http.ResponseWriter, rc *http.ResponseController, e event) error {
+	data, err := json.Marshal(e.data)
+	if err != nil {
+		return err
+	}
+	if e.id != "" {
+		if _, err := fmt.Fprintf(w, "id: %s\n", e.id); err != nil {
+			return err
+		}
+	}
+	if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", e.name, data); err != nil {
+		return err
+	}
+	return rc.Flush()
 }
 
 // httpError is the one place errors become HTTP statuses.
@@ -194,7 +193,7 @@ func httpError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, kuis.ErrInvalidParticipant), errors.Is(err, kuis.ErrInvalidRange):
 		code = http.StatusBadRequest
-	case errors.Is(err, kuis.ErrQuizNotFound), errors.Is(err, kuis.ErrNotOnBoard):
+	case errors.Is(err, kuis.ErrQuizNotFound):
 		code = http.StatusNotFound
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		code = http.StatusServiceUnavailable
@@ -203,47 +202,4 @@ func httpError(w http.ResponseWriter, err error) {
 		log.Print(err)
 	}
 	http.Error(w, err.Error(), code)
-}
-
-// sse writes one Server-Sent Events stream.
-type sse struct {
-	w  http.ResponseWriter
-	rc *http.ResponseController
-}
-
-// startSSE sends the stream's headers; false if the connection cannot stream.
-func startSSE(w http.ResponseWriter) (*sse, bool) {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	s := &sse{w: w, rc: http.NewResponseController(w)}
-	return s, s.rc.Flush() == nil
-}
-
-// send writes one event (id may be empty) with v as JSON, and flushes it.
-func (s *sse) send(id, event string, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if id != "" {
-		if _, err := fmt.Fprintf(s.w, "id: %s\n", id); err != nil {
-			return err
-		}
-	}
-	if _, err := fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", event, data); err != nil {
-		return err
-	}
-	return s.rc.Flush()
-}
-
-// fail ends a stream that had started: the client is told, unless it is the
-// one who left.
-func (s *sse) fail(ctx context.Context, err error) {
-	if ctx.Err() != nil {
-		return
-	}
-	log.Print(err)
-	_ = s.send("", "failure", map[string]string{"error": err.Error()})
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -73,16 +74,34 @@ func testClient(t *testing.T) rueidis.Client {
 	return client
 }
 
+// tick waits until the server's clock shows a later millisecond than when it
+// was called, so that the next answer's time differs from the last one's and
+// the order of equal scores (TiesByTime) is the order of the test's answers.
+func tick(t *testing.T, client rueidis.Client) {
+	t.Helper()
+	now := func() int64 {
+		tm, err := client.Do(context.Background(), client.B().Time().Build()).AsIntSlice()
+		if err != nil || len(tm) != 2 {
+			t.Fatalf("TIME: %v %v", tm, err)
+		}
+		return tm[0]*1000 + tm[1]/1000 // seconds and microseconds
+	}
+	start := now()
+	for deadline := time.Now().Add(5 * time.Second); now() == start; {
+		if time.Now().After(deadline) {
+			t.Fatal("the server's clock did not move in 5 s")
+		}
+	}
+}
+
 // testServer serves a new quiz of the reference session's first two rounds,
-// in a namespace of the test's own.
-func testServer(t *testing.T) (*httptest.Server, *kuis.Meta, *kuis.Board) {
+// in a namespace of the test's own, through the example's own Store (equal
+// scores by time). It returns the store too, for a server of a quiz that
+// does not exist.
+func testServer(t *testing.T) (*httptest.Server, *kuis.Store, *kuis.Meta, *kuis.Board) {
 	t.Helper()
 	client := testClient(t)
-	opts := []kuis.Option{kuis.WithNamespace("live" + rand.Text())}
-	if client.Mode() == rueidis.ClientModeCluster {
-		opts = append(opts, kuis.WithHashTag())
-	}
-	store, err := kuis.New(client, opts...)
+	store, err := newStore(client, kuis.WithNamespace("live"+rand.Text()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,10 +125,17 @@ func testServer(t *testing.T) (*httptest.Server, *kuis.Meta, *kuis.Board) {
 		if _, err := board.RecordAnswer(ctx, a.name, a.q); err != nil {
 			t.Fatal(err)
 		}
+		tick(t, client)
 	}
-	srv := httptest.NewServer((&server{meta: meta, board: board, every: 50 * time.Millisecond}).routes())
+	return serveBoard(t, board), store, meta, board
+}
+
+// serveBoard serves board's pages and streams until the test ends.
+func serveBoard(t *testing.T, board *kuis.Board) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer((&server{board: board, every: 50 * time.Millisecond}).routes())
 	t.Cleanup(srv.Close)
-	return srv, meta, board
+	return srv
 }
 
 func get(t *testing.T, url string, header ...string) *http.Response {
@@ -131,10 +157,54 @@ func get(t *testing.T, url string, header ...string) *http.Response {
 	return resp
 }
 
+// TestStreamStatuses: each stream answers a missing quiz, a bad event ID or
+// a bad name with a status before it starts, not with a 200 and an error.
+func TestStreamStatuses(t *testing.T) {
+	srv, store, _, _ := testServer(t)
+	missing, err := store.Board("kuis-missing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := serveBoard(t, missing)
+	tests := []struct {
+		name   string
+		url    string
+		header []string
+		want   int
+	}{
+		{name: "board", url: srv.URL + "/board/stream", want: http.StatusOK},
+		{name: "events", url: srv.URL + "/events", want: http.StatusOK},
+		{name: "student", url: srv.URL + "/me/stream?name=Ali", want: http.StatusOK},
+		{name: "student, name cleaned", url: srv.URL + "/me/stream?name=%20Ali%20", want: http.StatusOK},
+		{name: "board of no quiz", url: none.URL + "/board/stream", want: http.StatusNotFound},
+		{name: "events of no quiz", url: none.URL + "/events", want: http.StatusNotFound},
+		{name: "student of no quiz", url: none.URL + "/me/stream?name=Ali", want: http.StatusNotFound},
+		{name: "after not an event ID", url: srv.URL + "/events?after=latest", want: http.StatusBadRequest},
+		{name: "Last-Event-ID not an event ID", url: srv.URL + "/events", header: []string{"Last-Event-ID", "1-2-3"}, want: http.StatusBadRequest},
+		{name: "no name", url: srv.URL + "/me/stream", want: http.StatusBadRequest},
+		{name: "empty name", url: srv.URL + "/me/stream?name=", want: http.StatusBadRequest},
+		{name: "blank name", url: srv.URL + "/me/stream?name=%C2%A0%20", want: http.StatusBadRequest},
+		{name: "name shown reversed", url: srv.URL + "/me/stream?name=%E2%80%AEilA", want: http.StatusBadRequest},
+		{name: "bad name of no quiz", url: none.URL + "/me/stream?name=", want: http.StatusBadRequest},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := get(t, tt.url, tt.header...)
+			if resp.StatusCode != tt.want {
+				t.Errorf("%s: %s, want %d", tt.url, resp.Status, tt.want)
+			}
+			stream := resp.Header.Get("Content-Type") == "text/event-stream"
+			if stream != (tt.want == http.StatusOK) {
+				t.Errorf("%s: %s with Content-Type %q", tt.url, resp.Status, resp.Header.Get("Content-Type"))
+			}
+		})
+	}
+}
+
 // TestEventsResumeWithLastEventID: /events relays the feed as SSE with each
 // event's ID, and a Last-Event-ID header resumes right after it.
 func TestEventsResumeWithLastEventID(t *testing.T) {
-	srv, meta, _ := testServer(t)
+	srv, _, meta, _ := testServer(t)
 	if err := meta.Finish(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -154,61 +224,111 @@ func TestEventsResumeWithLastEventID(t *testing.T) {
 	}
 }
 
-// TestBoardStreamEndsFinished: /board/stream sends the top with the title,
-// then the final board marked finished.
-func TestBoardStreamEndsFinished(t *testing.T) {
-	srv, meta, board := testServer(t)
-	resp := get(t, srv.URL+"/board/stream")
+// names lists the participants of rows, in order.
+func names(rows []kuis.Standing) []string {
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r.Participant
+	}
+	return out
+}
+
+// TestBoardStream: /board/stream sends the progress, the join address and
+// the top 10, equal scores in the order they were reached, as the quiz
+// moves on; once finished, the whole board.
+func TestBoardStream(t *testing.T) {
+	srv, _, meta, board := testServer(t)
+	ctx := context.Background()
+	// Nine more students on 10 points: twelve on the board, more than the top 10.
+	var late []kuis.AnswerInput
+	for _, name := range []string{"Dewi", "Eka", "Fajar", "Gilang", "Hana", "Indah", "Joko", "Lia", "Made"} {
+		late = append(late, kuis.AnswerInput{Participant: name, Question: 1})
+	}
 	var views []boardView
-	readSSE(t, resp, func(e sseEvent) bool {
+	readSSE(t, get(t, srv.URL+"/board/stream"), func(e sseEvent) bool {
 		var v boardView
 		if err := json.Unmarshal([]byte(e.data), &v); err != nil {
 			t.Fatalf("event %q: %v", e.data, err)
 		}
 		views = append(views, v)
-		switch len(views) {
-		case 1:
-			if _, err := board.RecordAnswer(context.Background(), "Budi", 3); err != nil {
+		switch {
+		case len(views) == 1:
+			if _, err := board.RecordAnswers(ctx, late); err != nil {
 				t.Fatal(err)
 			}
-		case 2:
+		case v.Participants == 12 && !v.Finished:
+			if err := meta.Finish(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return v.Finished
+	})
+	first, last := views[0], views[len(views)-1]
+	want := boardView{
+		Summary: kuis.Summary{Title: "Kuis Matematika Kelas 8", Questions: 3, Status: kuis.StatusRunning, Participants: 3, Answers: 5},
+		Join:    "http://" + strings.TrimPrefix(srv.URL, "http://") + "/me?name=",
+		// Ali reached 20 before Citra: by name, Citra would come first.
+		Rows: []kuis.Standing{
+			{Rank: 1, CompetitionRank: 1, Participant: "Ali", Score: 20},
+			{Rank: 2, CompetitionRank: 1, Participant: "Citra", Score: 20},
+			{Rank: 3, CompetitionRank: 3, Participant: "Budi", Score: 10},
+		},
+	}
+	if diff := cmp.Diff(want, first); diff != "" {
+		t.Errorf("first board (-want +got):\n%s", diff)
+	}
+	if len(views) < 3 || views[len(views)-2].Participants != 12 || len(views[len(views)-2].Rows) != 10 {
+		t.Errorf("boards %+v, want one of the top 10 of 12 participants before the final one", views)
+	}
+	if !last.Finished || last.Status != kuis.StatusFinished || last.Participants != 12 || last.Answers != 14 {
+		t.Errorf("last board %+v, want finished, 12 participants, 14 answers", last)
+	}
+	whole, err := board.Standings(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(whole, last.Rows); diff != "" || len(whole) != 12 {
+		t.Errorf("final board, want the whole board of 12 (-want +got):\n%s", diff)
+	}
+	if got := names(last.Rows[:3]); !slices.Equal(got, []string{"Ali", "Citra", "Budi"}) {
+		t.Errorf("final top three %v, want Ali, Citra, Budi", got)
+	}
+}
+
+// TestStudentStream: /me/stream sends the student's view, the name as
+// CleanParticipant makes it, until the quiz is finished; a student without
+// a correct answer yet has a view too.
+func TestStudentStream(t *testing.T) {
+	srv, _, meta, _ := testServer(t)
+	var views []meView
+	readSSE(t, get(t, srv.URL+"/me/stream?name=%20Budi%20"), func(e sseEvent) bool {
+		var v meView
+		if err := json.Unmarshal([]byte(e.data), &v); err != nil {
+			t.Fatalf("event %q: %v", e.data, err)
+		}
+		views = append(views, v)
+		if len(views) == 1 {
 			if err := meta.Finish(context.Background()); err != nil {
 				t.Fatal(err)
 			}
 		}
 		return v.Finished
 	})
-	if len(views) < 3 {
-		t.Fatalf("%d boards, want the first, the one after Budi's answer, and the final one", len(views))
+	budi := meView{Title: "Kuis Matematika Kelas 8", Name: "Budi", Rank: 3, Of: 3, Score: 10, Answered: []int{2}}
+	if diff := cmp.Diff(budi, views[0]); diff != "" {
+		t.Errorf("Budi's first view (-want +got):\n%s", diff)
 	}
-	first, last := views[0], views[len(views)-1]
-	if first.Title != "Kuis Matematika Kelas 8" || first.Status != "running" || len(first.Top) != 3 {
-		t.Errorf("first board %+v", first)
+	budi.Finished = true
+	if diff := cmp.Diff(budi, views[len(views)-1]); diff != "" {
+		t.Errorf("Budi's last view (-want +got):\n%s", diff)
 	}
-	// Equal scores in reverse order of names: Citra, Budi, Ali.
-	budi := views[1].Top[1]
-	if budi.Participant != "Budi" || budi.Score != 20 || budi.CompetitionRank != 1 || budi.Move != "up" {
-		t.Errorf("after Budi's answer, second row %+v, want Budi up, with 20 sharing first place", budi)
-	}
-	if !last.Finished || last.Status != "finished" {
-		t.Errorf("last board %+v, want finished", last)
-	}
-}
 
-// TestStudentErrors: a bad name is refused before the stream starts, with a
-// status mapped in one place; a name not on the board yet is a view.
-func TestStudentErrors(t *testing.T) {
-	srv, _, _ := testServer(t)
-	if resp := get(t, srv.URL+"/me/stream?name="); resp.StatusCode != http.StatusBadRequest {
-		t.Errorf("empty name: %s, want 400", resp.Status)
+	got := readSSE(t, get(t, srv.URL+"/me/stream?name=Eka"), func(sseEvent) bool { return true })
+	var eka meView
+	if err := json.Unmarshal([]byte(got[0].data), &eka); err != nil {
+		t.Fatal(err)
 	}
-	resp := get(t, srv.URL+"/me/stream?name=Eka")
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("Eka: %s, want 200", resp.Status)
-	}
-	got := readSSE(t, resp, func(sseEvent) bool { return true })
-	var v meView
-	if err := json.Unmarshal([]byte(got[0].data), &v); err != nil || v.OnBoard || v.Name != "Eka" {
-		t.Errorf("Eka's view %+v (%v), want not on the board", v, err)
+	if diff := cmp.Diff(meView{Title: "Kuis Matematika Kelas 8", Name: "Eka", Of: 3, Answered: []int{}, Finished: true}, eka); diff != "" {
+		t.Errorf("Eka's view (-want +got):\n%s", diff)
 	}
 }

@@ -1,70 +1,120 @@
 // The pages' only script: it renders what the server streams (Server-Sent
-// Events) and builds every element with textContent, never innerHTML, so a
+// Events) and builds every element with append, never innerHTML, so a
 // participant's name is always shown as text.
 "use strict";
 
-function cell(tr, text, cls) {
-  const td = document.createElement("td");
-  td.textContent = text;
-  if (cls) td.className = cls;
-  tr.appendChild(td);
+const $ = (id) => document.getElementById(id);
+
+// el makes an element of class cls holding content: elements, or text.
+function el(tag, cls, ...content) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  e.append(...content.map((c) => (c instanceof Node ? c : String(c))));
+  return e;
 }
 
-const marks = { up: "▲", down: "▼", new: "●" };
-
-function setStatus(finished, text) {
-  const s = document.getElementById("status");
-  s.textContent = text;
-  s.classList.toggle("finished", finished);
+// setStatus shows text in the status pill, coloured by state: "finished",
+// "problem" or "" (running).
+function setStatus(text, state) {
+  $("status").textContent = text;
+  $("status").className = "status " + (state || "");
 }
 
-// liveBoard follows /board/stream: title, status and the top 10.
-function liveBoard() {
-  const es = new EventSource("/board/stream");
-  es.addEventListener("board", (e) => {
+// follow renders each event named name of the stream at url, until one says
+// finished. A stream the server refused before it began (400: a bad name,
+// 404: no such quiz) is closed by the browser, not retried: fetching url
+// again gets the reason, for refused.
+function follow(url, name, render, refused) {
+  const es = new EventSource(url);
+  es.addEventListener(name, (e) => {
     const v = JSON.parse(e.data);
-    document.getElementById("title").textContent = v.title;
-    document.title = v.title;
-    setStatus(v.finished, v.finished ? "finished" : "running");
-    const body = document.querySelector("#board tbody");
-    body.replaceChildren();
-    for (const r of v.top) {
-      const tr = document.createElement("tr");
-      tr.dataset.participant = r.participant;
-      cell(tr, String(r.competition_rank), "rank");
-      cell(tr, marks[r.move] || "", "move " + (r.move || "same"));
-      cell(tr, r.participant, "name");
-      cell(tr, String(r.score), "score");
-      body.appendChild(tr);
-    }
+    render(v);
     if (v.finished) es.close();
   });
-  es.addEventListener("failure", (e) => { setStatus(false, JSON.parse(e.data).error); es.close(); });
-  es.onerror = () => { if (es.readyState !== EventSource.CLOSED) setStatus(false, "reconnecting"); };
+  es.addEventListener("failure", (e) => { es.close(); setStatus(JSON.parse(e.data).error, "problem"); });
+  es.onerror = async () => {
+    if (es.readyState !== EventSource.CLOSED) { setStatus("reconnecting"); return; }
+    const resp = await fetch(url);
+    if (resp.ok) { resp.body.cancel(); setStatus("reload the page", "problem"); return; }
+    refused(resp.status, await resp.text());
+  };
 }
 
-// studentView follows /me/stream for the name in the page's query.
+// An arrow marks a change of a row's competition rank, not of its place in
+// the table, and stays up for HOLD ms: a row whose rank did not change in
+// that time shows none, however the rows around it move.
+const HOLD = 3000;
+const arrows = { up: "▲", down: "▼", new: "●" };
+
+// moves remembers each participant's last competition rank and the arrow
+// it earned. marks(rows, now) returns each row's arrow ("" for none) and
+// when the first of those arrows is due to go (Infinity when none shows).
+function moves() {
+  const seen = new Map(); // participant → {rank, move, until}
+  return (rows, now) => {
+    const first = seen.size === 0;
+    let due = Infinity;
+    const move = rows.map((r) => {
+      let s = seen.get(r.participant);
+      const rank = r.competition_rank;
+      if (!s || s.rank !== rank) {
+        s = { rank, move: !s ? (first ? "" : "new") : rank < s.rank ? "up" : "down", until: now + HOLD };
+        seen.set(r.participant, s);
+      }
+      if (!s.move || now >= s.until) return "";
+      due = Math.min(due, s.until);
+      return s.move;
+    });
+    return { move, due };
+  };
+}
+
+// liveBoard follows /board/stream: progress, the join address, the top 10,
+// and once finished the podium and the whole board.
+function liveBoard() {
+  const marks = moves();
+  let expire; // draws the latest view again when an arrow is due to go
+  const draw = (v) => {
+    clearTimeout(expire);
+    document.title = v.title;
+    $("title").textContent = v.title;
+    setStatus(v.finished ? "finished" : "running", v.finished ? "finished" : "");
+    for (const k of ["questions", "participants", "answers"]) $(k).textContent = v[k];
+    $("join").textContent = v.join;
+    const now = Date.now();
+    const { move, due } = v.finished ? { move: [], due: Infinity } : marks(v.rows, now);
+    $("board").tBodies[0].replaceChildren(...v.rows.map((r, i) => {
+      const tr = el("tr", "", el("td", "rank", r.competition_rank), el("td", "move " + (move[i] || "same"), arrows[move[i]] || ""),
+        el("td", "name", r.participant), el("td", "score", r.score));
+      tr.dataset.participant = r.participant;
+      return tr;
+    }));
+    $("podium").hidden = !v.finished;
+    $("podium").replaceChildren(...(v.finished ? v.rows.slice(0, 3) : []).map((r) =>
+      el("li", "", el("span", "rank", r.competition_rank), el("span", "name", r.participant), el("span", "score", r.score))));
+    if (due !== Infinity) expire = setTimeout(() => draw(v), due - now);
+  };
+  follow("/board/stream", "board", draw, (status, text) => setStatus(text, "problem"));
+}
+
+// studentView follows /me/stream for the name in the page's address.
 function studentView() {
   const name = new URLSearchParams(location.search).get("name") || "";
-  document.getElementById("name").textContent = name;
-  const es = new EventSource("/me/stream?name=" + encodeURIComponent(name));
-  es.addEventListener("me", (e) => {
-    const v = JSON.parse(e.data);
-    setStatus(v.finished, v.finished ? "finished" : "running");
-    document.getElementById("rank").textContent = v.on_board ? String(v.me.competition_rank) : "–";
-    document.getElementById("score").textContent = v.on_board ? String(v.me.score) : "not on the board yet";
-    const body = document.querySelector("#around tbody");
-    body.replaceChildren();
-    for (const r of v.around || []) {
-      const tr = document.createElement("tr");
-      tr.dataset.participant = r.participant;
-      if (r.participant === v.name) tr.className = "me";
-      cell(tr, String(r.competition_rank), "rank");
-      cell(tr, r.participant, "name");
-      cell(tr, String(r.score), "score");
-      body.appendChild(tr);
-    }
-    if (v.finished) es.close();
+  follow("/me/stream?name=" + encodeURIComponent(name), "me", (v) => {
+    document.title = v.title;
+    $("title").textContent = v.title;
+    $("name").textContent = v.name;
+    setStatus(v.finished ? "finished" : "running", v.finished ? "finished" : "");
+    $("rank").textContent = v.rank ? `rank ${v.rank} of ${v.of}` : "not on the board yet";
+    $("score").textContent = `${v.score} points`;
+    $("answered").textContent = v.answered.length ? v.answered.join(", ") : "none yet";
+  }, (status, text) => {
+    setStatus("not joined", "problem");
+    $("title").textContent = "Join the quiz";
+    $("mine").hidden = true;
+    $("problem").hidden = false;
+    $("problem").textContent = status !== 400 ? text : name.trim() === ""
+      ? `Add your name to this page's address: ${location.origin}/me?name=YourName`
+      : "This name cannot be shown on the board: use 1 to 64 letters, digits or symbols, with nothing hidden.";
   });
-  es.addEventListener("failure", (e) => { setStatus(false, JSON.parse(e.data).error); es.close(); });
 }

@@ -100,27 +100,115 @@ func startServer(t *testing.T, redisAddr string) string {
 	}
 }
 
-// waitText waits until the element sel holds want, for at most d, and
-// returns how long that took.
-func waitText(ctx context.Context, sel, want string, d time.Duration) (time.Duration, error) {
+// deadline bounds every wait on the page: generous, for a loaded 2-core
+// machine; a passing run waits far less.
+const deadline = 30 * time.Second
+
+// textOf is the JavaScript expression of the trimmed text of the element
+// sel, "" when there is none.
+func textOf(sel string) string {
+	return fmt.Sprintf(`((document.querySelector(%q) || {}).textContent || "").trim()`, sel)
+}
+
+// waitFor polls the page until the JavaScript expression js, a string,
+// yields want, and returns how long that took. The page's DOM is the only
+// signal waited on.
+func waitFor(ctx context.Context, js, want string) (time.Duration, error) {
 	start := time.Now()
-	ctx, cancel := context.WithTimeout(ctx, d)
+	ctx, cancel := context.WithTimeout(ctx, deadline)
 	defer cancel()
-	js := fmt.Sprintf(`(document.querySelector(%q) || {}).textContent || ""`, sel)
 	var got string
 	for {
 		var err error
 		got, err = chromedp.Run(ctx, chromedp.Evaluate[string](js))
-		if err == nil && strings.TrimSpace(got) == want {
+		if err == nil && got == want {
 			return time.Since(start), nil
 		}
 		select {
 		case <-ctx.Done():
-			return 0, fmt.Errorf("%s shows %q after %v, want %q (last error: %w)", sel, got, d, want, err)
+			return 0, fmt.Errorf("%s is %q after %v, want %q (last error: %w)", js, got, deadline, want, err)
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
+
+// waitTexts waits until each selector's element shows its text.
+func waitTexts(t *testing.T, ctx context.Context, want map[string]string) {
+	t.Helper()
+	for sel, text := range want {
+		if _, err := waitFor(ctx, textOf(sel), text); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// visible waits until the element of that id is visible.
+func visible(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, deadline)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.WaitVisible(chromedp.ID(id))); err != nil {
+		t.Fatalf("#%s not visible: %v", id, err)
+	}
+}
+
+// screenshots is where the test keeps its screenshots: $LIVEBOARD_OUT, or a
+// new directory of the system's temporary one, kept after the test.
+func screenshots(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("LIVEBOARD_OUT")
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "liveboard-screenshots-"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// screenshot saves the whole page as dir/name and logs its path.
+func screenshot(t *testing.T, ctx context.Context, dir, name string) {
+	t.Helper()
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: PNG, not JPEG
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s", path)
+}
+
+// open opens url in a new tab of the browser of ctx.
+func open(t *testing.T, ctx context.Context, url string) context.Context {
+	t.Helper()
+	tab, cancel := chromedp.NewContext(ctx)
+	t.Cleanup(cancel)
+	if err := chromedp.Do(tab, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+	return tab
+}
+
+// moved is the JavaScript expression of every row's arrow, as JSON.
+const moved = `JSON.stringify(Object.fromEntries([...document.querySelectorAll("#board tbody tr")]
+	.map((tr) => [tr.dataset.participant, tr.querySelector(".move").textContent])))`
+
+// watchDewi records, in the page, as it draws: every row's arrow (moved)
+// when Dewi's arrow appears, and the times (performance.now) it appears and
+// goes, in window.dewi.marks, .up and .gone. The test then reads what the
+// page drew, however late its polls come on a loaded machine.
+const watchDewi = `window.dewi = {};
+new MutationObserver(() => {
+	const m = (document.querySelector('#board tr[data-participant="Dewi"] .move') || {}).textContent;
+	if (m === "▲" && !dewi.up) { dewi.up = performance.now(); dewi.marks = ` + moved + `; }
+	if (m === "" && dewi.up && !dewi.gone) dewi.gone = performance.now();
+}).observe(document.querySelector("#board tbody"), { childList: true });
+"watching"`
 
 func TestLiveBoardInBrowser(t *testing.T) {
 	path := browser()
@@ -131,6 +219,14 @@ func TestLiveBoardInBrowser(t *testing.T) {
 		t.Skip("no Chromium found (set CHROME_PATH, or install the chromium package)")
 	}
 	mini := miniredis.RunT(t)
+	// The server's clock is the test's: each answer gets a millisecond of its
+	// own, so equal scores stand in the order the test reached them.
+	clock := time.Now().Truncate(time.Millisecond)
+	mini.SetTime(clock)
+	tick := func() {
+		clock = clock.Add(time.Millisecond)
+		mini.SetTime(clock)
+	}
 	client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{mini.Addr()}, DisableCache: true, ForceSingleClient: true})
 	if err != nil {
 		t.Fatal(err)
@@ -150,97 +246,140 @@ func TestLiveBoardInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	answer := func(name string, q int) {
+		t.Helper()
+		if _, err := board.RecordAnswer(ctx, name, q); err != nil {
+			t.Fatal(err)
+		}
+		tick()
+	}
+	// Ali and Citra on 20, Ali first; Budi and Dewi on 10, Budi first.
 	for _, a := range []struct {
 		name string
 		q    int
 	}{{"Ali", 1}, {"Citra", 1}, {"Ali", 2}, {"Budi", 2}, {"Citra", 2}, {"Dewi", 3}} {
-		if _, err := board.RecordAnswer(ctx, a.name, a.q); err != nil {
-			t.Fatal(err)
-		}
+		answer(a.name, a.q)
 	}
 
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path),
 		chromedp.NoSandbox, chromedp.WindowSize(1000, 760))
 	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	defer cancelAlloc()
-	page, cancelPage := chromedp.NewContext(alloc)
-	defer cancelPage()
-	page, cancelTimeout := context.WithTimeout(page, 2*time.Minute)
+	browserCtx, cancelBrowser := chromedp.NewContext(alloc)
+	defer cancelBrowser()
+	browserCtx, cancelTimeout := context.WithTimeout(browserCtx, 3*time.Minute)
 	defer cancelTimeout()
+	shots := screenshots(t)
 
-	if err := chromedp.Do(page, chromedp.Navigate(base+"/")); err != nil {
+	// The projector page: progress, the address students open, the board
+	// with equal scores in the order reached, and no arrows on the first view.
+	page := open(t, browserCtx, base+"/")
+	waitTexts(t, page, map[string]string{
+		"#title":                            "Kuis Sains Kelas 8",
+		"#status":                           "running",
+		"#questions":                        "5",
+		"#participants":                     "4",
+		"#answers":                          "6",
+		"#join":                             base + "/me?name=",
+		`#board tbody tr:first-child .name`: "Ali", // by name, Citra would come first
+		`#board tr[data-participant="Dewi"] .rank`: "3",
+	})
+	if _, err := waitFor(page, moved, `{"Ali":"","Citra":"","Budi":"","Dewi":""}`); err != nil {
 		t.Fatal(err)
 	}
-	for sel, want := range map[string]string{
-		"#title":  "Kuis Sains Kelas 8",
-		"#status": "running",
-		`#board tr[data-participant="Ali"] .score`:   "20",
-		`#board tr[data-participant="Citra"] .score`: "20",
-		`#board tbody tr:first-child .name`:          "Citra", // equal scores: reverse order of names
-		`#board tr[data-participant="Dewi"] .rank`:   "3",
-	} {
-		if _, err := waitText(page, sel, want, 10*time.Second); err != nil {
-			t.Fatal(err)
-		}
-	}
-
-	// An answer recorded through the library reaches the open page, no reload.
-	if _, err := board.RecordAnswer(ctx, "Dewi", 4); err != nil {
+	if _, err := chromedp.Run(page, chromedp.Evaluate[string](`window.notReloaded = "yes"`)); err != nil {
 		t.Fatal(err)
 	}
-	took, err := waitText(page, `#board tr[data-participant="Dewi"] .score`, "20", time.Second)
+	if _, err := chromedp.Run(page, chromedp.Evaluate[string](watchDewi)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Dewi reaches 20, last of three: she goes up to the shared first place,
+	// Budi down to fourth; Ali's and Citra's rank and score did not change,
+	// so they show no arrow. The progress counts the answer, no reload.
+	answer("Dewi", 4)
+	took, err := waitFor(page, `String(Boolean(dewi.up))`, "true")
 	if err != nil {
-		t.Fatalf("within 1 s of RecordAnswer: %v", err)
+		t.Fatal(err)
 	}
-	t.Logf("the new score showed %v after RecordAnswer's reply", took.Round(time.Millisecond))
-	if _, err := waitText(page, `#board tr[data-participant="Dewi"] .move`, "▲", time.Second); err != nil {
-		t.Fatal(err) // Dewi went from third to first
+	t.Logf("Dewi's arrow showed %v after RecordAnswer's reply", took.Round(time.Millisecond))
+	waitTexts(t, page, map[string]string{"#answers": "7", `#board tr[data-participant="Dewi"] .score`: "20"})
+	screenshot(t, page, shots, "liveboard.png")
+	if _, err := waitFor(page, `dewi.marks`, `{"Ali":"","Citra":"","Dewi":"▲","Budi":"▼"}`); err != nil {
+		t.Fatal(err)
 	}
-	png, err := chromedp.Run(page, chromedp.FullScreenshot(100)) // quality 100: PNG, not JPEG
+	// The arrow stays up for about 3 s, measured by the page's own clock.
+	if _, err := waitFor(page, `String(Boolean(dewi.gone))`, "true"); err != nil {
+		t.Fatal(err)
+	}
+	held, err := chromedp.Run(page, chromedp.Evaluate[float64](`dewi.gone - dewi.up`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := os.Getenv("LIVEBOARD_OUT")
-	if out == "" {
-		out = t.TempDir()
+	if held < 2500 || held > 10000 {
+		t.Errorf("Dewi's arrow stayed %.0f ms, want about 3000", held)
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	shot := filepath.Join(out, "liveboard.png")
-	if err := os.WriteFile(shot, png, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("screenshot: %s", shot)
+	t.Logf("Dewi's arrow stayed %.0f ms", held)
 
+	// Eight more students: twelve on the board, the top 10 shown.
+	var more []kuis.AnswerInput
+	for _, name := range []string{"Eka", "Fajar", "Gilang", "Hana", "Indah", "Joko", "Lia", "Made"} {
+		more = append(more, kuis.AnswerInput{Participant: name, Question: 1})
+	}
+	if _, err := board.RecordAnswers(ctx, more); err != nil {
+		t.Fatal(err)
+	}
+	tick()
+	waitTexts(t, page, map[string]string{"#participants": "12", "#answers": "15"})
+	if _, err := waitFor(page, `String(document.querySelectorAll("#board tbody tr").length)`, "10"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitFor(page, `String(window.notReloaded)`, "yes"); err != nil {
+		t.Fatal("the page was reloaded: ", err)
+	}
+
+	// A student's own page: Budi shares fourth place with the eight newcomers.
+	student := open(t, browserCtx, base+"/me?name=Budi")
+	waitTexts(t, student, map[string]string{
+		"#title":    "Kuis Sains Kelas 8",
+		"#name":     "Budi",
+		"#status":   "running",
+		"#rank":     "rank 4 of 12",
+		"#score":    "10 points",
+		"#answered": "2",
+	})
+
+	// The end: the podium of the top three, and the whole board below it.
 	if err := meta.Finish(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := waitText(page, "#status", "finished", 5*time.Second); err != nil {
+	waitTexts(t, page, map[string]string{
+		"#status":                       "finished",
+		"#podium li:nth-child(1) .name": "Ali",
+		"#podium li:nth-child(2) .name": "Citra",
+		"#podium li:nth-child(3) .name": "Dewi",
+	})
+	visible(t, page, "podium")
+	if _, err := waitFor(page, `String(document.querySelectorAll("#board tbody tr").length)`, "12"); err != nil {
 		t.Fatal(err)
 	}
+	screenshot(t, page, shots, "podium.png")
+	waitTexts(t, student, map[string]string{"#status": "finished"})
+	screenshot(t, student, shots, "student.png")
 
-	// A student's page shows the student's own rank: Budi is fourth, behind three at 20.
-	student, cancelStudent := chromedp.NewContext(page)
-	defer cancelStudent()
-	if err := chromedp.Do(student, chromedp.Navigate(base+"/me?name=Budi")); err != nil {
-		t.Fatal(err)
-	}
-	for sel, want := range map[string]string{
-		"#name":                              "Budi",
-		"#rank":                              "4",
-		"#score":                             "10",
-		"#around tr.me .name":                "Budi",
-		`#around tbody tr:first-child .name`: "Citra",
+	// A name that cannot be on the board is told so, not left "connecting".
+	for _, tc := range []struct{ query, want, shot string }{
+		{"", "Add your name to this page's address: " + base + "/me?name=YourName", "student-noname.png"},
+		{"%E2%80%AEilA", "This name cannot be shown on the board: use 1 to 64 letters, digits or symbols, with nothing hidden.", ""},
 	} {
-		if _, err := waitText(student, sel, want, 10*time.Second); err != nil {
-			t.Error(err)
+		tab := open(t, browserCtx, base+"/me?name="+tc.query)
+		waitTexts(t, tab, map[string]string{"#problem": tc.want, "#status": "not joined"})
+		visible(t, tab, "problem")
+		if tc.shot != "" {
+			screenshot(t, tab, shots, tc.shot)
 		}
 	}
-	if t.Failed() {
-		return
-	}
-	if errors.Is(page.Err(), context.DeadlineExceeded) {
+	if errors.Is(browserCtx.Err(), context.DeadlineExceeded) {
 		t.Fatal("the browser session ran out of time")
 	}
 }
