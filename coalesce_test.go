@@ -658,7 +658,8 @@ type runAnswer struct {
 func sendRun(t *testing.T, e *env, ks []kuis.Keys, answers []runAnswer) []string {
 	t.Helper()
 	var keys, args []string
-	for _, k := range ks {
+	for i := range ks {
+		k := &ks[i]
 		keys = append(keys, k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order())
 	}
 	for _, a := range answers {

@@ -301,7 +301,8 @@ func TestEventsLiveNoGoroutineLeak(t *testing.T) {
 				n := 0
 				for _, err := range b.Events(ctx, "") {
 					if last = err; err == nil {
-						if n++; n == len(referenceEvents) {
+						n++
+						if n == len(referenceEvents) {
 							ready <- struct{}{}
 						}
 					}

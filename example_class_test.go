@@ -186,7 +186,7 @@ func ExampleStore_Stats() {
 	if err := meta.Finish(ctx); err != nil {
 		log.Fatal(err)
 	}
-	board.RecordAnswer(ctx, "Citra", 2) //nolint:errcheck
+	board.RecordAnswer(ctx, "Citra", 2) //nolint:errcheck // refused: the quiz is finished
 
 	st := store.Stats()
 	fmt.Printf("counted %d, duplicates %d, refused %+v\n", st.Counted, st.Duplicates, st.Refused)

@@ -234,7 +234,7 @@ func ownLine(ctx context.Context, node rueidis.Client) ([]string, error) {
 }
 
 // scanNode pages through one node's SCAN, cursor to 0.
-func (s *Store) scanNode(ctx context.Context, node rueidis.Client, addr string, pattern string, page func([]string) error) error {
+func (s *Store) scanNode(ctx context.Context, node rueidis.Client, addr, pattern string, page func([]string) error) error {
 	var cursor uint64
 	for {
 		entry, err := sendOne(ctx, node, node.B().Scan().Cursor(cursor).Match(pattern).Count(s.tune.scanCount).Build()).AsScanEntry()

@@ -82,7 +82,7 @@ func luaFunctions(src string) map[string]string {
 	for i, line := range lines {
 		m := luaFunc.FindStringSubmatch(line)
 		// gate only builds the g.* helpers; permitted and deletable check the ACL.
-		if m == nil || m[2] == "gate" || m[2] == "permitted" || m[2] == "deletable" {
+		if len(m) < 3 || m[2] == "gate" || m[2] == "permitted" || m[2] == "deletable" {
 			continue
 		}
 		j := i + 1

@@ -306,7 +306,7 @@ func (q quiz) readParts(ctx context.Context, c rueidis.DedicatedClient) (r Recap
 		return Recap{}, false, q.fail(err, "", k.meta)
 	}
 	changed = rueidis.IsRedisNil(exec[1].Error())
-	zs := board
+	var zs []rueidis.ZScore
 	if changed && rank.byTime {
 		zs = byTime(board, places) // read at different moments: they need not agree
 	} else if zs, err = q.ordered(board, places); err != nil {

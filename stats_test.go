@@ -26,7 +26,7 @@ func TestStatsCountAKnownMix(t *testing.T) {
 	for _, a := range []kuis.AnswerInput{{"Ali", 1}, {"Ali", 2}, {"Budi", 1}, {"Ali", 1}, {"", 1}, {"Ali", 0}, {"Ali", 4}} {
 		record(b, e.ctx, a.Participant, a.Question) // 3 counted, 1 repeat, 1 bad name, 2 bad questions (one on the server): 5 runs
 	}
-	b.RecordAnswers(e.ctx, []kuis.AnswerInput{ //nolint:errcheck
+	b.RecordAnswers(e.ctx, []kuis.AnswerInput{ //nolint:errcheck // outcomes are what Stats counts
 		{"Citra", 1}, {"Citra", 1}, {"Citra", 2}, {"Ali", 3}, {"Ali\u200b", 1}, {"Dewi", 9}, // 3 counted, 1 repeat, 1 bad name, 1 bad question: 1 run of 4
 	})
 	missing, _ := handles(t, s, quizID())
@@ -51,7 +51,8 @@ func TestStatsCountAKnownMix(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if events++; s.Stats().Readers != 1 {
+		events++
+		if s.Stats().Readers != 1 {
 			t.Errorf("Readers = %d while one Events runs, want 1", s.Stats().Readers)
 		}
 	}
