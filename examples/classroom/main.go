@@ -8,13 +8,15 @@
 // then send their last answers one by one as they finish; the board is shown
 // as students see it, equal scores in the order their owners finished
 // (WithTies(TiesByTime)); the teacher finishes the quiz, a late answer is
-// refused, the recap is printed with the hardest question and written as two
-// CSVs (standings, and every answer with the server's time), Audit checks the
-// keys against the contract, and PurgeQuiz archives the recap to a JSON file
-// before deleting the keys. Last, the program checks that the board holds
-// exactly 10 points per distinct correct answer, that equal scores stand in
-// the order the students finished, and that the recap counts each question's
-// answers right, and exits non-zero if not.
+// refused, the recap is printed with the hardest question and written as
+// three CSVs (the standings, the gradebook of each student's questions, and
+// every answer with the server's time), Audit checks the keys against the
+// contract, and PurgeQuiz archives the recap to a JSON file before deleting
+// the keys. Last, the program checks the recap against the plan of the
+// class, kept apart from Redis: each student's points and gradebook row are
+// exactly their distinct correct answers, equal scores stand in the order the
+// students finished, each question's count is right and the finish came after
+// every answer; it exits non-zero if not.
 //
 // It runs on an in-process miniredis by default, on REDIS_ADDR (a standalone
 // Redis) or REDIS_CLUSTER_ADDRS (a Redis Cluster) otherwise, with a namespace
@@ -36,7 +38,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -92,7 +93,7 @@ func lesson(seed uint64, keep bool) error {
 }
 
 // run tells the whole story on out and returns an error if any step fails or
-// the final invariant does not hold. The recap's JSON archive goes to dir.
+// the recap does not match the plans. The recap's JSON archive goes to dir.
 func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 	client, done, err := connect()
 	if err != nil {
@@ -170,9 +171,15 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 	if err != nil {
 		return err
 	}
-	printRecap(out, recap)
-	fmt.Fprintln(out, "\nAs CSV:")
+	fmt.Fprintf(out, "%s: %q, %d questions, status %s, %d students on the board, %d answers counted\n",
+		recap.QuizID, recap.Info.Title, recap.Info.Questions, recap.Info.Status, len(recap.Standings), len(recap.Answers))
+	fmt.Fprintln(out, hardest(recap.Questions, len(students)))
+	fmt.Fprintln(out, "\nThe standings, as CSV:")
 	if err := recap.WriteCSV(out); err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "\nThe gradebook, 1 for each question answered right, as CSV:")
+	if err := recap.WriteGradebookCSV(out); err != nil {
 		return err
 	}
 	fmt.Fprintln(out, "\nEvery counted answer, in the order counted, with the server's time, as CSV:")
@@ -204,8 +211,8 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 	}
 	fmt.Fprintf(out, "PurgeQuiz deleted %d keys; quizzes left in the namespace: %d\n", n, len(left))
 
-	section(out, "7. The invariants")
-	return errors.Join(checkInvariant(out, recap, plans, tally), checkRecap(out, recap, plans))
+	section(out, "7. The recap against the plans")
+	return check(out, recap, expect(plans), tally)
 }
 
 // connect opens a client of REDIS_CLUSTER_ADDRS (a Redis Cluster, its nodes
@@ -287,6 +294,14 @@ type plan struct {
 	finish int
 }
 
+// devices is how many devices send each of the student's answers.
+func (p plan) devices() int {
+	if p.twoDevices {
+		return 2
+	}
+	return 1
+}
+
 // planClass decides, from seed alone, which questions each student gets
 // right and how each answer travels. Only correct answers are sent: the app
 // checks the answer and records the points.
@@ -329,42 +344,37 @@ type tally struct {
 	sent, counted, duplicate, timedOut atomic.Int64
 }
 
-// answerConcurrently runs every student (and every second device) in its own
-// goroutine, all released at once, each sending all of the student's
-// submissions but the last.
+// answerConcurrently runs every student, and every second device, in a
+// goroutine of its own, all released at once, each sending all of the
+// student's submissions but the last.
 func answerConcurrently(ctx context.Context, board *kuis.Board, plans []plan) (*tally, error) {
 	t := &tally{}
-	start := make(chan struct{})
-	errs := make(chan error, 2*len(plans))
-	var wg sync.WaitGroup
+	var devices []func() error
 	for _, p := range plans {
-		devices := 1
-		if p.twoDevices {
-			devices = 2
+		for range p.devices() {
+			devices = append(devices, func() error {
+				return t.answer(ctx, board, p.student, p.submissions[:max(0, len(p.submissions)-1)])
+			})
 		}
-		for range devices {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				<-start
-				if err := t.answer(ctx, board, p.student, p.submissions[:max(0, len(p.submissions)-1)]); err != nil {
-					errs <- fmt.Errorf("%s: %w", p.student, err)
-				}
-			}()
-		}
+	}
+	return t, together(devices)
+}
+
+// together runs each f in a goroutine of its own, all released at the same
+// moment, and joins their errors.
+func together(fs []func() error) error {
+	start := make(chan struct{})
+	errs := make([]error, len(fs))
+	var wg sync.WaitGroup
+	for i, f := range fs {
+		wg.Go(func() {
+			<-start
+			errs[i] = f()
+		})
 	}
 	close(start)
 	wg.Wait()
-	close(errs)
-	return t, errors.Join(collect(errs)...)
-}
-
-func collect(errs <-chan error) []error {
-	var all []error
-	for err := range errs {
-		all = append(all, err)
-	}
-	return all
+	return errors.Join(errs...)
 }
 
 // finishGap is the pause between two students' last answers: at least 1 ms,
@@ -383,19 +393,9 @@ func finishOneByOne(ctx context.Context, board *kuis.Board, plans []plan, t *tal
 		if len(p.submissions) == 0 {
 			continue
 		}
-		last := p.submissions[len(p.submissions)-1:]
-		devices := 1
-		if p.twoDevices {
-			devices = 2
-		}
-		errs := make(chan error, devices)
-		for range devices {
-			go func() { errs <- t.answer(ctx, board, p.student, last) }()
-		}
-		for range devices {
-			if err := <-errs; err != nil {
-				return fmt.Errorf("%s: %w", p.student, err)
-			}
+		last := func() error { return t.answer(ctx, board, p.student, p.submissions[len(p.submissions)-1:]) }
+		if err := together(slices.Repeat([]func() error{last}, p.devices())); err != nil {
+			return err
 		}
 		time.Sleep(finishGap)
 	}
@@ -406,13 +406,9 @@ func finishOneByOne(ctx context.Context, board *kuis.Board, plans []plan, t *tal
 func (t *tally) answer(ctx context.Context, board *kuis.Board, student string, submissions []submission) error {
 	for _, s := range submissions {
 		switch s.how {
-		case doubleTap:
-			if err := t.send(ctx, board, student, s.question); err != nil {
-				return err
-			}
-		case lostReply:
-			// The first reply is the one the network "lost": the retry below
-			// is all the app sees. The server still applied the first call.
+		case doubleTap, lostReply:
+			// A second tap, or a first call whose reply the network "lost":
+			// the server applies it, and the send below is what the app sees.
 			if err := t.send(ctx, board, student, s.question); err != nil {
 				return err
 			}
@@ -421,7 +417,7 @@ func (t *tally) answer(ctx context.Context, board *kuis.Board, student string, s
 			_, err := board.RecordAnswer(expired, student, s.question)
 			cancel()
 			if !errors.Is(err, context.DeadlineExceeded) {
-				return fmt.Errorf("question %d with an expired deadline: got %w, want %w", s.question, err, context.DeadlineExceeded)
+				return fmt.Errorf("%s, question %d with an expired deadline: got %w, want %w", student, s.question, err, context.DeadlineExceeded)
 			}
 			t.timedOut.Add(1)
 		}
@@ -436,7 +432,7 @@ func (t *tally) answer(ctx context.Context, board *kuis.Board, student string, s
 func (t *tally) send(ctx context.Context, board *kuis.Board, student string, question int) error {
 	a, err := board.RecordAnswer(ctx, student, question)
 	if err != nil {
-		return fmt.Errorf("question %d: %w", question, err)
+		return fmt.Errorf("%s, question %d: %w", student, question, err)
 	}
 	t.sent.Add(1)
 	if a.Duplicate {
@@ -451,13 +447,11 @@ func (t *tally) print(out io.Writer, plans []plan) {
 	kinds := map[kind]int{}
 	twoDevices := 0
 	for _, p := range plans {
-		devices := 1
 		if p.twoDevices {
 			twoDevices++
-			devices = 2
 		}
 		for _, s := range p.submissions {
-			kinds[s.how] += devices
+			kinds[s.how] += p.devices()
 		}
 	}
 	fmt.Fprintf(out, "%d students, %d of them on two devices at once; %d double taps, %d lost replies, %d timeouts, all retried;\n",
@@ -528,19 +522,6 @@ func showOwnRanks(ctx context.Context, out io.Writer, board *kuis.Board) error {
 	return nil
 }
 
-func printRecap(out io.Writer, r kuis.Recap) {
-	fmt.Fprintf(out, "%s: %q, %d questions, status %s, %d students on the board, %d answers counted\n",
-		r.QuizID, r.Info.Title, r.Info.Questions, r.Info.Status, len(r.Standings), len(r.Answers))
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "rank\tcompetition\tstudent\tscore\tcorrect")
-	for _, s := range r.Standings {
-		fmt.Fprintf(w, "%4d\t%11d\t%s\t%5d\t%7d\n", s.Rank, s.CompetitionRank, s.Participant, s.Score, s.Score/10)
-	}
-	w.Flush()
-	fmt.Fprintln(out)
-	fmt.Fprintln(out, hardest(r.Questions, len(students)))
-}
-
 // hardest names the question (or questions) the fewest students answered
 // correctly, out of a class of size.
 func hardest(questions []kuis.QuestionResult, size int) string {
@@ -573,15 +554,10 @@ func archiveTo(path string) func(context.Context, kuis.Recap) error {
 		if err != nil {
 			return err
 		}
-		if _, err := f.Write(data); err != nil {
-			f.Close()
-			return err
+		if _, err = f.Write(data); err == nil {
+			err = f.Sync()
 		}
-		if err := f.Sync(); err != nil {
-			f.Close()
-			return err
-		}
-		return f.Close()
+		return errors.Join(err, f.Close())
 	}
 }
 
@@ -596,151 +572,120 @@ func showArchive(out io.Writer, path string, want kuis.Recap) error {
 	if err := json.Unmarshal(data, &got); err != nil {
 		return fmt.Errorf("archive %s: %w", path, err)
 	}
-	if len(got.Standings) != len(want.Standings) {
-		return fmt.Errorf("archive %s holds %d standings, want %d", path, len(got.Standings), len(want.Standings))
-	}
-	for i := range got.Standings {
-		if got.Standings[i] != want.Standings[i] {
-			return fmt.Errorf("archive %s: standing %d is %+v, want %+v", path, i, got.Standings[i], want.Standings[i])
-		}
+	if !slices.Equal(got.Standings, want.Standings) {
+		return fmt.Errorf("archive %s holds standings %v, want %v", path, got.Standings, want.Standings)
 	}
 	fmt.Fprintf(out, "recap archived to %s (%d bytes, %d standings read back intact)\n", path, len(data), len(got.Standings))
 	return nil
 }
 
-// checkInvariant compares the recap with a tally kept apart from Redis: the
-// distinct (student, question) pairs the plans sent. However often a pair was
-// sent, it is worth 10 points once.
-func checkInvariant(out io.Writer, r kuis.Recap, plans []plan, t *tally) error {
-	want := map[string]int64{}
-	distinct := 0
-	for _, p := range plans {
-		seen := map[int]bool{}
-		for _, s := range p.submissions {
-			seen[s.question] = true
-		}
-		distinct += len(seen)
-		if len(seen) > 0 {
-			want[p.student] = 10 * int64(len(seen))
-		}
-	}
-	got := map[string]int64{}
-	var total int64
-	for _, s := range r.Standings {
-		got[s.Participant] = s.Score
-		total += s.Score
-	}
-	var problems []string
-	for _, name := range sortedNames(want, got) {
-		if want[name] != got[name] {
-			problems = append(problems, fmt.Sprintf("%s has %d points, want %d", name, got[name], want[name]))
-		}
-	}
-	if c := t.counted.Load(); c != int64(distinct) {
-		problems = append(problems, fmt.Sprintf("%d calls counted, want one per distinct pair: %d", c, distinct))
-	}
-	fmt.Fprintf(out, "board total %d = 10 x %d distinct correct answers (%d): %v\n",
-		total, distinct, 10*distinct, total == 10*int64(distinct))
-	if total != 10*int64(distinct) || len(problems) > 0 {
-		return fmt.Errorf("invariant broken: board total %d, want %d; %v", total, 10*distinct, problems)
-	}
-	return nil
+// expected is what the plans alone say the recap must hold: however often a
+// (student, question) pair was sent, it counts once.
+type expected struct {
+	correct     map[string][]int // each student's questions answered right, ascending
+	board       []string         // most points first; equal points in the order the students finished
+	finished    []string         // the students with an answer, in the order they finished
+	perQuestion map[int]int      // students who answered each question right
+	answers     int              // distinct (student, question) pairs
 }
 
-func sortedNames(maps ...map[string]int64) []string {
-	set := map[string]bool{}
-	for _, m := range maps {
-		for k := range m {
-			set[k] = true
+// expect works the expected recap out of the plans.
+func expect(plans []plan) expected {
+	e := expected{correct: map[string][]int{}, perQuestion: map[int]int{}}
+	byFinish := slices.Clone(plans)
+	slices.SortFunc(byFinish, func(a, b plan) int { return a.finish - b.finish })
+	for _, p := range byFinish {
+		var qs []int
+		for _, s := range p.submissions {
+			qs = append(qs, s.question)
 		}
+		slices.Sort(qs)
+		qs = slices.Compact(qs)
+		if len(qs) == 0 {
+			continue // never on the board
+		}
+		e.correct[p.student] = qs
+		e.finished = append(e.finished, p.student)
+		for _, q := range qs {
+			e.perQuestion[q]++
+		}
+		e.answers += len(qs)
 	}
-	names := make([]string, 0, len(set))
-	for k := range set {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
+	e.board = slices.Clone(e.finished)
+	slices.SortStableFunc(e.board, func(a, b string) int { return len(e.correct[b]) - len(e.correct[a]) })
+	return e
 }
 
-// checkRecap compares the recap with the plans on what revision 3 of the
-// contract adds: the board's order among equal scores is the order in which
-// the students finished (the recap reads it as the screens do, by time), the
-// answer log's latest time of each student grows in that order, and each
-// question's count of correct answers is the number of students who sent it.
-func checkRecap(out io.Writer, r kuis.Recap, plans []plan) error {
+// check compares the recap, and the tally of the server's replies, with what
+// the plans expect, and reports each check on out.
+func check(out io.Writer, r kuis.Recap, want expected, t *tally) error {
 	var problems []string
-	var finishers []plan // in the order they finished
-	perQuestion := map[int]int{}
-	distinct := 0
-	for _, p := range plans {
-		seen := map[int]bool{}
-		for _, s := range p.submissions {
-			seen[s.question] = true
-		}
-		for q := range seen {
-			perQuestion[q]++
-		}
-		distinct += len(seen)
-		if len(seen) > 0 {
-			finishers = append(finishers, p)
-		}
-	}
-	slices.SortFunc(finishers, func(a, b plan) int { return a.finish - b.finish })
-
-	// Highest score first; among equal scores, who finished first.
-	points := func(p plan) int {
-		seen := map[int]bool{}
-		for _, s := range p.submissions {
-			seen[s.question] = true
-		}
-		return len(seen)
-	}
-	want := slices.Clone(finishers)
-	slices.SortStableFunc(want, func(a, b plan) int { return points(b) - points(a) })
-	var got []string
-	for _, s := range r.Standings {
-		got = append(got, s.Participant)
-	}
-	if len(got) != len(want) {
-		problems = append(problems, fmt.Sprintf("%d students on the board, want %d", len(got), len(want)))
-	}
-	for i := range min(len(got), len(want)) {
-		if got[i] != want[i].student {
-			problems = append(problems, fmt.Sprintf("place %d is %s, want %s", i+1, got[i], want[i].student))
-			break
-		}
+	fail := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	report := func(what string, from int) {
+		fmt.Fprintf(out, "%s: %v\n", what, len(problems) == from)
 	}
 
+	// Points and the gradebook: 10 per distinct correct answer, no more.
+	from, total := len(problems), int64(0)
+	grades := r.Gradebook()
+	for _, g := range grades {
+		total += g.Score
+		if w := want.correct[g.Participant]; !slices.Equal(g.Correct, w) || g.Score != 10*int64(len(w)) {
+			fail("%s has %d points for questions %v, want %d for %v", g.Participant, g.Score, g.Correct, 10*len(w), w)
+		}
+	}
+	if len(grades) != len(want.correct) {
+		fail("%d students in the gradebook, want %d", len(grades), len(want.correct))
+	}
+	if c := t.counted.Load(); c != int64(want.answers) {
+		fail("%d calls counted, want one per distinct pair: %d", c, want.answers)
+	}
+	report(fmt.Sprintf("board total %d = 10 x %d distinct correct answers, each student's gradebook row as planned", total, want.answers), from)
+
+	// The order among equal scores, and the log's times: who finished first.
+	from = len(problems)
+	board := make([]string, len(r.Standings))
+	for i, s := range r.Standings {
+		board[i] = s.Participant
+	}
+	if !slices.Equal(board, want.board) {
+		fail("the board is %v, want %v", board, want.board)
+	}
 	latest := map[string]time.Time{}
 	for _, a := range r.Answers {
 		if a.At.After(latest[a.Participant]) {
 			latest[a.Participant] = a.At
 		}
-	}
-	for i := 1; i < len(finishers); i++ {
-		prev, cur := finishers[i-1].student, finishers[i].student
-		if !latest[cur].After(latest[prev]) {
-			problems = append(problems, fmt.Sprintf("the log's latest answer of %s (%s) is not after %s's (%s)",
-				cur, latest[cur].Format(time.StampMilli), prev, latest[prev].Format(time.StampMilli)))
-			break
+		if !r.FinishedAt.After(a.At) {
+			fail("%s's answer to %d at %s is not before the finish at %s", a.Participant, a.Question, a.At, r.FinishedAt)
 		}
 	}
-	if len(r.Answers) != distinct {
-		problems = append(problems, fmt.Sprintf("%d answers in the recap, want %d", len(r.Answers), distinct))
+	for i := 1; i < len(want.finished); i++ {
+		prev, cur := want.finished[i-1], want.finished[i]
+		if !latest[cur].After(latest[prev]) {
+			fail("the log's latest answer of %s (%s) is not after %s's (%s)",
+				cur, latest[cur].Format(time.StampMilli), prev, latest[prev].Format(time.StampMilli))
+		}
 	}
+	report(fmt.Sprintf("equal scores in finishing order, %d answers logged in time order, all before the finish", len(r.Answers)), from)
 
+	// What the recap counts: every answer, and each question's.
+	from = len(problems)
+	if len(r.Answers) != want.answers {
+		fail("%d answers in the recap, want %d", len(r.Answers), want.answers)
+	}
 	if len(r.Questions) != questions {
-		problems = append(problems, fmt.Sprintf("%d questions in the recap, want %d", len(r.Questions), questions))
+		fail("%d questions in the recap, want %d", len(r.Questions), questions)
 	}
 	for _, q := range r.Questions {
-		if q.Correct != perQuestion[q.Question] {
-			problems = append(problems, fmt.Sprintf("question %d: %d correct, want %d", q.Question, q.Correct, perQuestion[q.Question]))
+		if q.Correct != want.perQuestion[q.Question] {
+			fail("question %d: %d correct, want %d", q.Question, q.Correct, want.perQuestion[q.Question])
 		}
 	}
-	fmt.Fprintf(out, "equal scores in finishing order, %d answers logged in time order, %d question counts right: %v\n",
-		len(r.Answers), len(r.Questions), len(problems) == 0)
+	report(fmt.Sprintf("%d question counts right", len(r.Questions)), from)
+
 	if len(problems) > 0 {
-		return fmt.Errorf("recap does not match the plans: %v", problems)
+		return fmt.Errorf("the recap does not match the plans: %s", strings.Join(problems, "; "))
 	}
 	return nil
 }

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -44,6 +46,58 @@ func normalize(t *testing.T, out string) string {
 	return before + header + strings.Join(rows, "\n") + "\n\n" + after
 }
 
+// csvAfter parses the CSV block of out that starts with the line header and
+// ends at the first empty line.
+func csvAfter(t *testing.T, out, header string) [][]string {
+	t.Helper()
+	_, rest, ok := strings.Cut(out, "\n"+header+"\n")
+	if !ok {
+		t.Fatalf("no CSV with the header %q in the output:\n%s", header, out)
+	}
+	block, _, _ := strings.Cut(rest, "\n\n")
+	rows, err := csv.NewReader(strings.NewReader(block)).ReadAll()
+	if err != nil {
+		t.Fatalf("CSV after %q: %v", header, err)
+	}
+	return rows
+}
+
+// checkGradebook reads the gradebook CSV the story printed and compares it
+// with the plans, worked out here apart from the program's own checks: a row
+// per student with a correct answer, in the standings CSV's order, a 1 under
+// each question the student sent at least once and a 0 under the others, and
+// 10 points per 1.
+func checkGradebook(t *testing.T, out string, plans []plan) {
+	t.Helper()
+	header := "participant,score"
+	for q := 1; q <= questions; q++ {
+		header += "," + strconv.Itoa(q)
+	}
+	want := map[string][]string{}
+	for _, p := range plans {
+		cells := slices.Repeat([]string{"0"}, questions)
+		for _, s := range p.submissions {
+			cells[s.question-1] = "1"
+		}
+		if n := strings.Count(strings.Join(cells, ""), "1"); n > 0 {
+			want[p.student] = append([]string{p.student, strconv.Itoa(10 * n)}, cells...)
+		}
+	}
+	var order []string
+	for _, row := range csvAfter(t, out, "rank,competition_rank,participant,score,correct_answers") {
+		order = append(order, row[2])
+	}
+	got := csvAfter(t, out, header)
+	if len(got) != len(want) || len(order) != len(want) {
+		t.Fatalf("gradebook of %d rows and standings of %d, want %d students", len(got), len(order), len(want))
+	}
+	for i, row := range got {
+		if diff := cmp.Diff(want[order[i]], row); diff != "" {
+			t.Errorf("gradebook row %d, want %s's (-want +got):\n%s", i+1, order[i], diff)
+		}
+	}
+}
+
 // TestStoryDependsOnlyOnSeed tells the story twice with one seed: the
 // goroutines interleave differently, the output may not, but for the answers
 // CSV's times and order of simultaneous answers. Other seeds must hold the
@@ -56,6 +110,7 @@ func TestStoryDependsOnlyOnSeed(t *testing.T) {
 		if err := run(context.Background(), &out, seed, dir); err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, out.String())
 		}
+		checkGradebook(t, out.String(), planClass(seed))
 		return normalize(t, out.String())
 	}
 	first := tell(8)
@@ -69,53 +124,17 @@ func TestStoryDependsOnlyOnSeed(t *testing.T) {
 	}
 }
 
-// TestCheckInvariantCatchesAnExtraAnswer proves the final check can fail: a
-// board with one answer counted twice breaks it.
-func TestCheckInvariantCatchesAnExtraAnswer(t *testing.T) {
-	plans := []plan{
-		{student: "Ayu Lestari", submissions: []submission{{question: 1}, {question: 2, how: doubleTap}}},
-		{student: "Bagus Pratama", submissions: []submission{{question: 1, how: lostReply}}},
-	}
-	counted := func(n int64) *tally {
-		tl := &tally{}
-		tl.counted.Store(n)
-		return tl
-	}
-	tests := []struct {
-		name    string
-		scores  map[string]int64
-		tally   *tally
-		wantErr bool
-	}{
-		{name: "exactly once", scores: map[string]int64{"Ayu Lestari": 20, "Bagus Pratama": 10}, tally: counted(3)},
-		{name: "a double tap counted twice", scores: map[string]int64{"Ayu Lestari": 30, "Bagus Pratama": 10}, tally: counted(4), wantErr: true},
-		{name: "right total, wrong student", scores: map[string]int64{"Ayu Lestari": 10, "Bagus Pratama": 20}, tally: counted(3), wantErr: true},
-		{name: "right board, a reply counted twice", scores: map[string]int64{"Ayu Lestari": 20, "Bagus Pratama": 10}, tally: counted(4), wantErr: true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var r kuis.Recap
-			for _, name := range sortedNames(tt.scores) {
-				r.Standings = append(r.Standings, kuis.Standing{Participant: name, Score: tt.scores[name]})
-			}
-			err := checkInvariant(&bytes.Buffer{}, r, plans, tt.tally)
-			if (err != nil) != tt.wantErr {
-				t.Errorf("checkInvariant = %v; want error: %v", err, tt.wantErr)
-			}
-		})
-	}
-}
-
-// TestCheckRecapCatchesWrongOrderTimesAndCounts proves the recap check can
-// fail: Bagus and Citra tie on 10 points and Bagus finished first, so he must
-// stand above her (Redis's name order would put Citra first), with the
-// earlier time in the log.
-func TestCheckRecapCatchesWrongOrderTimesAndCounts(t *testing.T) {
+// TestCheckCatchesWhatThePlansRuleOut proves the final check can fail. Ayu
+// answers two questions, tapping the second twice; Bagus and Citra tie on 10
+// points and Bagus finished first, so he must stand above her (Redis's name
+// order would put Citra first), with the earlier time in the log; Dimas
+// answers nothing.
+func TestCheckCatchesWhatThePlansRuleOut(t *testing.T) {
 	plans := []plan{
 		{student: "Ayu Lestari", submissions: []submission{{question: 2}, {question: 1, how: doubleTap}}, finish: 2},
 		{student: "Bagus Pratama", submissions: []submission{{question: 1}}, finish: 0},
 		{student: "Citra Maharani", submissions: []submission{{question: 1, how: lostReply}}, finish: 1},
-		{student: "Dimas Prasetyo", finish: 3}, // answered nothing
+		{student: "Dimas Prasetyo", finish: 3},
 	}
 	at := func(ms int) time.Time { return time.UnixMilli(1_800_000_000_000 + int64(ms)).UTC() }
 	good := func() kuis.Recap {
@@ -131,6 +150,7 @@ func TestCheckRecapCatchesWrongOrderTimesAndCounts(t *testing.T) {
 				{Participant: "Citra Maharani", Question: 1, At: at(12)},
 				{Participant: "Ayu Lestari", Question: 1, At: at(14)},
 			},
+			FinishedAt: at(20),
 		}
 		for q := 1; q <= questions; q++ {
 			r.Questions = append(r.Questions, kuis.QuestionResult{Question: q})
@@ -141,9 +161,19 @@ func TestCheckRecapCatchesWrongOrderTimesAndCounts(t *testing.T) {
 	tests := []struct {
 		name    string
 		change  func(r *kuis.Recap)
+		counted int64 // calls the tally counted; 0 means the 4 planned
 		wantErr bool
 	}{
 		{name: "as planned", change: func(*kuis.Recap) {}},
+		{name: "a double tap counted twice", change: func(r *kuis.Recap) {
+			r.Standings[0].Score = 30
+			r.Answers = append(r.Answers, kuis.AnswerRecord{Participant: "Ayu Lestari", Question: 1, At: at(15)})
+		}, counted: 5, wantErr: true},
+		{name: "right total, wrong students", change: func(r *kuis.Recap) {
+			r.Standings[0].Score, r.Standings[1].Score = 10, 20
+		}, wantErr: true},
+		{name: "right recap, a reply counted twice", change: func(*kuis.Recap) {}, counted: 5, wantErr: true},
+		{name: "an answer logged under the wrong question", change: func(r *kuis.Recap) { r.Answers[0].Question = 3 }, wantErr: true},
 		{name: "tie in name order", change: func(r *kuis.Recap) {
 			r.Standings[1].Participant, r.Standings[2].Participant = "Citra Maharani", "Bagus Pratama"
 		}, wantErr: true},
@@ -151,14 +181,20 @@ func TestCheckRecapCatchesWrongOrderTimesAndCounts(t *testing.T) {
 		{name: "an answer missing from the log", change: func(r *kuis.Recap) { r.Answers = r.Answers[:3] }, wantErr: true},
 		{name: "a question miscounted", change: func(r *kuis.Recap) { r.Questions[1].Correct = 2 }, wantErr: true},
 		{name: "a student missing", change: func(r *kuis.Recap) { r.Standings = r.Standings[:2] }, wantErr: true},
+		{name: "an answer after the finish", change: func(r *kuis.Recap) { r.FinishedAt = at(13) }, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := good()
 			tt.change(&r)
-			err := checkRecap(&bytes.Buffer{}, r, plans)
+			tl := &tally{}
+			tl.counted.Store(4)
+			if tt.counted != 0 {
+				tl.counted.Store(tt.counted)
+			}
+			err := check(&bytes.Buffer{}, r, expect(plans), tl)
 			if (err != nil) != tt.wantErr {
-				t.Errorf("checkRecap = %v; want error: %v", err, tt.wantErr)
+				t.Errorf("check = %v; want error: %v", err, tt.wantErr)
 			}
 		})
 	}
