@@ -62,20 +62,6 @@ func referenceAnswers(id string) map[string]any {
 	}
 }
 
-// handles returns s's Board and Meta of quiz id.
-func handles(t testing.TB, s *kuis.Store, id string) (*kuis.Board, *kuis.Meta) {
-	t.Helper()
-	b, err := s.Board(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	m, err := s.Meta(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b, m
-}
-
 // readAll runs every one of quizReads through s on quiz id and returns the
 // answers by name; a read that fails is reported and left out.
 func readAll(t testing.TB, ctx context.Context, s *kuis.Store, id string) map[string]any {

@@ -46,16 +46,6 @@ var recordSHA = func() string {
 	return hex.EncodeToString(sum[:])
 }()
 
-// handlesOf is the board of quiz id on s.
-func handlesOf(t *testing.T, s *kuis.Store, id string) *kuis.Board {
-	t.Helper()
-	b, err := s.Board(id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 func newHoldClient(c rueidis.Client) *holdClient {
 	return &holdClient{Client: c, entered: make(chan struct{}, 64), release: make(chan struct{})}
 }
@@ -134,7 +124,8 @@ func TestQueuedCallCancelledIsNeverCounted(t *testing.T) {
 	if redistest.Cluster() {
 		other = id // quizzes of different slots queue apart on a cluster
 	}
-	b, ob := handlesOf(t, s, id), handlesOf(t, s, other)
+	b, _ := handles(t, s, id)
+	ob, _ := handles(t, s, other)
 	wait := hc.fill(t, e.ctx, b)
 	ctx, cancel := context.WithCancel(e.ctx)
 	cancelled := make(chan error, 1)
@@ -289,7 +280,7 @@ func TestCoalescedDoubleTapsRacingFinish(t *testing.T) {
 			boards := make([]*kuis.Board, tc.quizzes)
 			for i := range ids {
 				ids[i], metas[i], _ = e.running(questions)
-				boards[i] = handlesOf(t, s, ids[i])
+				boards[i], _ = handles(t, s, ids[i])
 			}
 			broken := -1
 			if tc.corrupt {

@@ -367,7 +367,7 @@ func TestFaultAnswersCountExactlyOnce(t *testing.T) {
 			ids, metas, boards := make([]string, 3), make([]*kuis.Meta, 3), make([]*kuis.Board, 3)
 			for i := range ids {
 				ids[i], metas[i], _ = e.running(10)
-				boards[i] = handlesOf(t, store, ids[i])
+				boards[i], _ = handles(t, store, ids[i])
 			}
 			evals := commandCalls(t, e.ctx, e.client, "eval")["eval"]
 			finished := make([]atomic.Bool, len(ids)) // Finish finishes the first quiz only

@@ -130,6 +130,20 @@ func (e *env) running(questions int) (string, *kuis.Meta, *kuis.Board) {
 	return id, m, e.board(id)
 }
 
+// handles returns s's Board and Meta of quiz id.
+func handles(t testing.TB, s *kuis.Store, id string) (*kuis.Board, *kuis.Meta) {
+	t.Helper()
+	b, err := s.Board(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := s.Meta(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, m
+}
+
 // finish finishes quiz id.
 func (e *env) finish(id string) {
 	e.t.Helper()

@@ -208,6 +208,26 @@ local function gate()
     return s, n, nil
   end
 
+  -- found refuses a quiz without meta (KUIS_NOTFOUND), or a meta key of the
+  -- wrong type. It returns nil, or the error.
+  function g.found(meta)
+    local n, err = g.call(meta .. ': not a hash', 'HLEN', meta)
+    if err then
+      return err
+    end
+    if n == 0 then
+      return g.refuse('KUIS_NOTFOUND')
+    end
+    return nil
+  end
+
+  -- misplaced is the refusal of a member whose place in the order set (nil:
+  -- none) does not agree with its board score.
+  function g.misplaced(order, member, place, score)
+    return g.refuse('KUIS_CORRUPT', order .. ': member ' .. string.format('%q', string.sub(member, 1, 64)) ..
+      ' is placed for ' .. whole(place and math.floor(tonumber(place) / unit) or 'no') .. ' answers, and the board has ' .. whole(score))
+  end
+
   -- ranking returns the sorted set a read orders the board by: the order set
   -- when time order is asked for and it holds exactly the board's members
   -- (a quiz older than the answer log has none), else the board itself.

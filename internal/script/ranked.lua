@@ -9,12 +9,9 @@
 -- KUIS_CORRUPT for a key of the wrong type or a member whose place in the
 -- order set does not agree with its board score.
 local g = gate()
-local n, err = g.call(KEYS[1] .. ': not a hash', 'HLEN', KEYS[1])
+local err = g.found(KEYS[1])
 if err then
   return err
-end
-if n == 0 then
-  return g.refuse('KUIS_NOTFOUND')
 end
 local ranked, err = g.ranking(KEYS[2], KEYS[3], true)
 if err then
@@ -34,8 +31,7 @@ for lo = 1, #out, 2000 do
   for j, score in ipairs(scores) do
     local i = lo + 2 * (j - 1)
     if not agrees(out[i + 1], score) then
-      return g.refuse('KUIS_CORRUPT', KEYS[3] .. ': member ' .. string.format('%q', string.sub(out[i], 1, 64)) ..
-        ' is placed for ' .. whole(math.floor(tonumber(out[i + 1]) / unit)) .. ' answers, and the board has ' .. whole(score))
+      return g.misplaced(KEYS[3], out[i], out[i + 1], score)
     end
     out[i + 1] = score
   end

@@ -7,12 +7,9 @@
 -- KUIS_NOTFOUND without meta, KUIS_CORRUPT for a key of the wrong type or a
 -- place in the order set that does not agree with the board score.
 local g = gate()
-local n, err = g.call(KEYS[1] .. ': not a hash', 'HLEN', KEYS[1])
+local err = g.found(KEYS[1])
 if err then
   return err
-end
-if n == 0 then
-  return g.refuse('KUIS_NOTFOUND')
 end
 local ranked, err = g.ranking(KEYS[2], KEYS[3], ARGV[2] == 'time')
 if err then
@@ -30,8 +27,7 @@ if ranked == KEYS[3] then
   bytime = 1
   local place = redis.call('ZSCORE', KEYS[3], ARGV[1])
   if not place or not agrees(place, score) then
-    return g.refuse('KUIS_CORRUPT', KEYS[3] .. ': member ' .. string.format('%q', string.sub(ARGV[1], 1, 64)) ..
-      ' is placed for ' .. whole(place and math.floor(tonumber(place) / unit) or 'no') .. ' answers, and the board has ' .. whole(score))
+    return g.misplaced(KEYS[3], ARGV[1], place, score)
   end
 end
 return {score, redis.call('ZREVRANK', ranked, ARGV[1]), redis.call('ZCOUNT', KEYS[2], '(' .. score, '+inf'), bytime}
