@@ -93,7 +93,7 @@ func (c *holdClient) fill(t *testing.T, ctx context.Context, b *kuis.Board) (wai
 	for range kuis.MaxInFlight {
 		select {
 		case <-c.entered:
-		case <-time.After(5 * time.Second):
+		case <-time.After(signalWait):
 			t.Fatal("the held runs never reached the client")
 		}
 	}
@@ -104,7 +104,7 @@ func (c *holdClient) fill(t *testing.T, ctx context.Context, b *kuis.Board) (wai
 // waitQueued waits until n calls to quiz id wait in s's queue.
 func waitQueued(t *testing.T, s *kuis.Store, id string, n int) {
 	t.Helper()
-	for end := time.Now().Add(5 * time.Second); kuis.Queued(s, id) != n; time.Sleep(time.Millisecond) {
+	for end := time.Now().Add(signalWait); kuis.Queued(s, id) != n; time.Sleep(time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatalf("%d calls queued, want %d", kuis.Queued(s, id), n)
 		}

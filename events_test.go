@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -831,69 +830,5 @@ func TestACLFeed(t *testing.T) {
 		if boards != 1 {
 			t.Errorf("%v: Live on a finished quiz: %d boards, want the final one", role, boards)
 		}
-	}
-}
-
-// signalWait bounds a test's wait for a signal that comes in milliseconds on
-// an idle machine: generous, so that only a missing signal fails the test.
-const signalWait = 30 * time.Second
-
-// longBlock is the feed's XREAD BLOCK in tests that prove a reader ends on its
-// ctx: far beyond signalWait, so that a block timing out cannot pass for it.
-const longBlock = 10 * time.Minute
-
-// libraryGoroutines returns the stacks of the goroutines the library runs:
-// those whose entry function, or the function that started them, is code of
-// package kuis or its internal packages (outside _test.go files and
-// internal/redistest), such as a feed hub's run or a coalescer's drive. A
-// goroutine of a test, even inside a library call, and those of rueidis,
-// miniredis and the testing package never count.
-func libraryGoroutines() []string {
-	buf := make([]byte, 1<<20)
-	for {
-		n := runtime.Stack(buf, true)
-		if n < len(buf) {
-			buf = buf[:n]
-			break
-		}
-		buf = make([]byte, 2*len(buf))
-	}
-	// A frame is two lines: the function, then its file; a goroutine's
-	// entry function is its last frame, followed by "created by".
-	library := func(fn, file string) bool {
-		fn = strings.TrimPrefix(fn, "created by ")
-		file, _, _ = strings.Cut(strings.TrimSpace(file), ":")
-		return (strings.HasPrefix(fn, "github.com/kuisboard/kuis.") || strings.HasPrefix(fn, "github.com/kuisboard/kuis/internal/")) &&
-			!strings.HasPrefix(fn, "github.com/kuisboard/kuis/internal/redistest.") && !strings.HasSuffix(file, "_test.go")
-	}
-	var out []string
-	for _, g := range strings.Split(strings.TrimSpace(string(buf)), "\n\n") {
-		lines := strings.Split(g, "\n")
-		created := len(lines)
-		for i, l := range lines {
-			if strings.HasPrefix(l, "created by ") {
-				created = i
-				break
-			}
-		}
-		entry := created >= 3 && library(lines[created-2], lines[created-1])
-		creator := created+1 < len(lines) && library(lines[created], lines[created+1])
-		if entry || creator {
-			out = append(out, g)
-		}
-	}
-	return out
-}
-
-// libraryGoroutinesAfter polls libraryGoroutines until none is left, for at
-// most within, and returns those left then.
-func libraryGoroutinesAfter(within time.Duration) []string {
-	deadline := time.Now().Add(within)
-	for {
-		gs := libraryGoroutines()
-		if len(gs) == 0 || time.Now().After(deadline) {
-			return gs
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
