@@ -643,7 +643,9 @@ func TestFaultStalledServerEveryMethodKeepsItsDeadline(t *testing.T) {
 				call{"Page" + suffix, func(ctx context.Context) error { return errOf(b.Page(ctx, 0, 10)) }},
 				call{"Around" + suffix, func(ctx context.Context) error { return errOf(b.Around(ctx, "Ali", 2)) }},
 				call{"Standing" + suffix, func(ctx context.Context) error { return errOf(b.Standing(ctx, "Ali")) }},
-				call{"Len" + suffix, func(ctx context.Context) error { return errOf(b.Len(ctx)) }})
+				call{"Len" + suffix, func(ctx context.Context) error { return errOf(b.Len(ctx)) }},
+				call{"Summary" + suffix, func(ctx context.Context) error { return errOf(b.Summary(ctx)) }},
+				call{"Answered" + suffix, func(ctx context.Context) error { return errOf(b.Answered(ctx, "Ali")) }})
 		}
 		return cs
 	}

@@ -43,6 +43,8 @@ var hostileCalls = []hostileCall{
 	{"Around", false, func(e *env, id string) error { _, err := e.board(id).Around(e.ctx, "Ali", 1); return err }},
 	{"Standing", false, func(e *env, id string) error { _, err := e.board(id).Standing(e.ctx, "Ali"); return err }},
 	{"Len", false, func(e *env, id string) error { _, err := e.board(id).Len(e.ctx); return err }},
+	{"Summary", false, func(e *env, id string) error { _, err := e.board(id).Summary(e.ctx); return err }},
+	{"Answered", false, func(e *env, id string) error { _, err := e.board(id).Answered(e.ctx, "Ali"); return err }},
 	{"Get", false, func(e *env, id string) error { _, err := e.meta(id).Get(e.ctx); return err }},
 	{"Status", false, func(e *env, id string) error { _, err := e.meta(id).Status(e.ctx); return err }},
 	{"Recap", false, func(e *env, id string) error { _, err := e.store.Recap(e.ctx, id); return err }},
@@ -71,8 +73,9 @@ var (
 	boardReads = []string{"Standings", "Page", "Around", "Standing", "Len"}
 	scoreReads = []string{"Standings", "Page", "Around", "Standing", "Recap", "PurgeQuiz"}
 	records    = []string{"RecordAnswer", "RecordAnswers"}
-	metaUsers  = []string{"Get", "Status", "Recap", "PurgeQuiz", "Finish", "RecordAnswer", "RecordAnswers"}
-	soalUsers  = []string{"Get", "Recap", "PurgeQuiz", "Finish", "RecordAnswer", "RecordAnswers"}
+	progress   = []string{"Summary", "Answered"} // both decode the whole meta hash
+	metaUsers  = append([]string{"Get", "Status", "Recap", "PurgeQuiz", "Finish", "RecordAnswer", "RecordAnswers"}, progress...)
+	soalUsers  = append([]string{"Get", "Recap", "PurgeQuiz", "Finish", "RecordAnswer", "RecordAnswers"}, progress...)
 )
 
 // expect maps every method of the groups to err.
@@ -157,17 +160,17 @@ func TestHostileDataAnswersTypedAndRefusalsWriteNothing(t *testing.T) {
 	}
 	for _, typ := range []string{"string", "list", "set", "hash"} {
 		rows = append(rows, row{"board is a " + typ, false, retype(board, typ),
-			expect(kuis.ErrCorrupt, boardReads, []string{"Recap", "PurgeQuiz"}, records), "type"})
+			expect(kuis.ErrCorrupt, boardReads, []string{"Summary", "Recap", "PurgeQuiz"}, records), "type"})
 	}
 	rows = append(rows, row{"finished, board is a hash", true, retype(board, "hash"),
-		expect(kuis.ErrCorrupt, boardReads, []string{"Recap", "PurgeQuiz"}), "type"})
+		expect(kuis.ErrCorrupt, boardReads, []string{"Summary", "Recap", "PurgeQuiz"}), "type"})
 	for _, typ := range []string{"string", "list", "hash", "zset"} {
 		rows = append(rows, row{"answers is a " + typ, false, retype(answers, typ),
-			expect(kuis.ErrCorrupt, records, []string{"Recap", "PurgeQuiz"}), "type"})
+			expect(kuis.ErrCorrupt, records, progress, []string{"Recap", "PurgeQuiz"}), "type"})
 	}
 	// The recap archives every answer, so a broken answers set or log refuses it, and PurgeQuiz with it.
 	rows = append(rows, row{"finished, answers is a string", true, retype(answers, "string"),
-		expect(kuis.ErrCorrupt, []string{"Recap", "PurgeQuiz"}), "type"})
+		expect(kuis.ErrCorrupt, progress, []string{"Recap", "PurgeQuiz"}), "type"})
 	for _, typ := range []string{"string", "hash", "zset"} {
 		rows = append(rows, row{"log is a " + typ, false, retype(logKey, typ),
 			expect(kuis.ErrCorrupt, records, []string{"Recap", "PurgeQuiz"}), "type"})
@@ -195,7 +198,7 @@ func TestHostileDataAnswersTypedAndRefusalsWriteNothing(t *testing.T) {
 			expect(kuis.ErrCorrupt, []string{"Recap", "PurgeQuiz"}), "answer"},
 		// The write gate needs only status and jumlah_soal; the reads that return the title refuse.
 		row{"meta lacks judul", false, raw(meta, "HDEL", "judul"),
-			expect(kuis.ErrCorrupt, []string{"Get", "Recap", "PurgeQuiz"}), "field"},
+			expect(kuis.ErrCorrupt, progress, []string{"Get", "Recap", "PurgeQuiz"}), "field"},
 		row{"meta lacks status", false, raw(meta, "HDEL", "status"), expect(kuis.ErrCorrupt, metaUsers), "field"},
 		row{"meta lacks jumlah_soal", false, raw(meta, "HDEL", "jumlah_soal"), expect(kuis.ErrCorrupt, soalUsers), "field"},
 		row{"status is SELESAI", false, raw(meta, "HSET", "status", "SELESAI"), expect(kuis.ErrCorrupt, metaUsers), "status"},

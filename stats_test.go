@@ -116,7 +116,7 @@ func TestStatsQueuedIsTheAnswersWaiting(t *testing.T) {
 }
 
 // TestStatsUnderConcurrentDoubleTaps: 64 goroutines answer 8 participants'
-// 4 questions, each pair by four of them; every answer is counted once, as
+// 4 questions, each pair sent by 16 of them; every answer is counted once, as
 // new or as a repeat, in runs that together carry every answer.
 func TestStatsUnderConcurrentDoubleTaps(t *testing.T) {
 	e := newEnv(t)

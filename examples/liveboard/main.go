@@ -13,6 +13,7 @@
 //	                with movement; once finished, a podium and the whole board
 //	/me?name=Ali    a student's own page: rank of how many, the questions answered right
 //	/events         the raw feed (Board.Events); a Last-Event-ID header resumes it
+//	/debug/vars     the Store's counters (Store.Stats) as expvar JSON, under "kuis"
 //
 // To let a class join, serve on the network (-addr :8080) and open the
 // projector page by the machine's address: the address it shows students is
@@ -97,6 +98,7 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
+	stats.Store(store)
 	meta, err := store.Meta(c.quiz)
 	if err != nil {
 		return err

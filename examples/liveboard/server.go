@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"expvar"
 	"fmt"
 	"iter"
 	"log"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/kuisboard/kuis"
@@ -19,6 +21,18 @@ import (
 type server struct {
 	board *kuis.Board
 	every time.Duration // Board.Live's interval
+}
+
+// stats is the Store whose counters /debug/vars publishes, as "kuis".
+var stats atomic.Pointer[kuis.Store]
+
+func init() {
+	expvar.Publish("kuis", expvar.Func(func() any {
+		if s := stats.Load(); s != nil {
+			return s.Stats()
+		}
+		return nil
+	}))
 }
 
 func (s *server) routes() http.Handler {
@@ -33,6 +47,7 @@ func (s *server) routes() http.Handler {
 	mux.HandleFunc("GET /board/stream", s.boardStream)
 	mux.HandleFunc("GET /me/stream", s.meStream)
 	mux.HandleFunc("GET /events", s.events)
+	mux.Handle("GET /debug/vars", expvar.Handler()) // Store.Stats for an operator's dashboard
 	return mux
 }
 

@@ -332,3 +332,18 @@ func TestStudentStream(t *testing.T) {
 		t.Errorf("Eka's view (-want +got):\n%s", diff)
 	}
 }
+
+// TestDebugVarsPublishesStats: /debug/vars carries the Store's Stats under
+// "kuis": the five answers the test server's quiz counted.
+func TestDebugVarsPublishesStats(t *testing.T) {
+	srv, store, _, _ := testServer(t)
+	stats.Store(store)
+	t.Cleanup(func() { stats.Store(nil) })
+	var vars struct{ Kuis kuis.Stats }
+	if err := json.NewDecoder(get(t, srv.URL+"/debug/vars").Body).Decode(&vars); err != nil {
+		t.Fatal(err)
+	}
+	if want := store.Stats(); vars.Kuis != want || want.Counted != 5 {
+		t.Errorf("/debug/vars kuis = %+v, want %+v with 5 answers counted", vars.Kuis, want)
+	}
+}
