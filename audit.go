@@ -325,8 +325,8 @@ func (a *auditor) board(ctx context.Context) (map[string]int64, error) {
 	}
 	scores := make(map[string]int64, len(zs))
 	for _, z := range zs {
-		if !validParticipant(z.Member) {
-			a.add(key, "member", "participant %s is not a valid name (%s)", quote(z.Member), nameRuleMessage)
+		if problem := nameProblem(z.Member); problem != "" {
+			a.add(key, "member", "participant %s %s", quote(z.Member), problem)
 		}
 		if _, err := decodeScore(key, z.Member, z.Score); err != nil {
 			a.add(key, "score", "member %s has score %s, want a non-negative multiple of 10", quote(z.Member), number(z.Score))

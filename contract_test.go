@@ -112,7 +112,7 @@ func TestAuditViolations(t *testing.T) {
 			{"b", "score", `member "Dewi" has score 15, want a non-negative multiple of 10`},
 			{"b", "score", `member "Dewi" has 15 points for 1 counted answers, want 10`}}},
 		{"score -10 of an invalid name", func(e *env, k kuis.Keys) { e.mustRaw("ZADD", k.Board(), "-10", "Eka\n") }, [][3]string{
-			{"b", "member", `participant "Eka\n" is not a valid name (want what CleanParticipant returns: 1 to 64 characters in NFC, none hidden, no space around)`},
+			{"b", "member", `participant "Eka\n" has white space around it (CleanParticipant trims it)`},
 			{"b", "score", `member "Eka\n" has score -10, want a non-negative multiple of 10`},
 			{"b", "score", `member "Eka\n" has -10 points for 0 counted answers, want 0`},
 			{"o", "order", `board member "Eka\n" has no place`}}},

@@ -196,7 +196,7 @@ func ExampleBoard_RecordAnswers() {
 	// {Score:20 Duplicate:false}
 	// {Score:20 Duplicate:true}
 	// refused: kuis: invalid question: quiz "kuis-01", participant "Budi": question 9 of 3
-	// refused: kuis: invalid participant: quiz "kuis-01", participant "" (want what CleanParticipant returns: 1 to 64 characters in NFC, none hidden, no space around)
+	// refused: kuis: invalid participant: quiz "kuis-01": participant "" is empty
 }
 
 // Standing is one student's screen: Rank follows Redis's tie order (Citra

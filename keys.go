@@ -110,12 +110,11 @@ func quizIDFromMeta(key string, o options) (string, bool) {
 
 // Limits on what callers may write. Each is checked before any I/O.
 const (
-	maxIDLen        = 64   // quiz IDs and namespaces (bytes): keys stay short
-	maxNameRunes    = 64   // participant names (characters)
-	maxStoredName   = 256  // the bytes of the longest name (64 characters of 4 bytes)
-	maxTitleLen     = 200  // judul (bytes)
-	maxQuestions    = 1000 // jumlah_soal
-	nameRuleMessage = "want what CleanParticipant returns: 1 to 64 characters in NFC, none hidden, no space around"
+	maxIDLen      = 64   // quiz IDs and namespaces (bytes): keys stay short
+	maxNameRunes  = 64   // participant names (characters)
+	maxStoredName = 256  // the bytes of the longest name (64 characters of 4 bytes)
+	maxTitleLen   = 200  // judul (bytes)
+	maxQuestions  = 1000 // jumlah_soal
 )
 
 // validID reports whether s may be a quiz ID or a namespace: 1 to 64 bytes of
@@ -167,21 +166,32 @@ func validText(s string, maxLen int) bool {
 // U+200D: Persian names, emoji sequences) are kept.
 func CleanParticipant(name string) (string, error) {
 	clean := norm.NFC.String(strings.TrimFunc(name, unicode.IsSpace))
-	if !validParticipant(clean) {
-		return "", fmt.Errorf("%w: %s (%s)", ErrInvalidParticipant, quote(name), nameRuleMessage)
+	if problem := nameProblem(clean); problem != "" {
+		return "", fmt.Errorf("%w: %s %s", ErrInvalidParticipant, quote(name), problem)
 	}
 	return clean, nil
 }
 
 // validParticipant is CleanParticipant's rule.
-func validParticipant(name string) bool {
-	if name == "" || !utf8.ValidString(name) || utf8.RuneCountInString(name) > maxNameRunes || !norm.NFC.IsNormalString(name) {
-		return false
+func validParticipant(name string) bool { return nameProblem(name) == "" }
+
+// nameProblem says what breaks CleanParticipant's rule in name, in words a
+// student can act on, or "" when it holds.
+func nameProblem(name string) string {
+	switch {
+	case name == "":
+		return "is empty"
+	case !utf8.ValidString(name):
+		return "is not valid UTF-8"
+	case utf8.RuneCountInString(name) > maxNameRunes:
+		return "is longer than 64 characters"
+	case !norm.NFC.IsNormalString(name):
+		return "is not in Unicode NFC (CleanParticipant composes it)"
 	}
 	first, _ := utf8.DecodeRuneInString(name)
 	last, _ := utf8.DecodeLastRuneInString(name)
 	if unicode.IsSpace(first) || unicode.IsSpace(last) {
-		return false
+		return "has white space around it (CleanParticipant trims it)"
 	}
 	visible := false
 	for _, r := range name {
@@ -189,19 +199,21 @@ func validParticipant(name string) bool {
 		case unicode.IsControl(r), unicode.In(r, unicode.Zl, unicode.Zp),
 			r == 0x061C, r == 0x200E, r == 0x200F, 0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069,
 			r == 0x00AD, r == 0x200B, r == 0x2060, r == 0xFEFF:
-			return false
+			return "holds a hidden, line-breaking or direction-changing character"
 		case unicode.In(r, unicode.L, unicode.N, unicode.S):
 			visible = true
 		}
 	}
-	return visible
+	if !visible {
+		return "has no letter, digit or symbol"
+	}
+	return ""
 }
 
 func (q quiz) checkParticipant(name string) error {
-	if !validParticipant(name) {
+	if problem := nameProblem(name); problem != "" {
 		// Not q.about(name), which leaves out an empty participant.
-		return fmt.Errorf("%w: %s, participant %s (%s)",
-			ErrInvalidParticipant, q.about(""), quote(name), nameRuleMessage)
+		return fmt.Errorf("%w: %s: participant %s %s", ErrInvalidParticipant, q.about(""), quote(name), problem)
 	}
 	return nil
 }

@@ -15,43 +15,45 @@ import (
 // invisible and bidirectional characters, separators, more than 64
 // characters. Joiners inside a name, CJK and emoji up to 64 characters stay.
 func TestCleanParticipant(t *testing.T) {
+	const hidden, long = "holds a hidden, line-breaking or direction-changing character", "is longer than 64 characters"
 	tests := []struct {
 		in, want string // want "" for a refusal
+		problem  string // what the refusal says of the name
 	}{
-		{"Ali", "Ali"},
-		{"  Ali\u00a0", "Ali"},
-		{"\u3000Ali Baba\u3000", "Ali Baba"},
-		{"Jose\u0301", "Jos\u00e9"}, // NFD becomes NFC
-		{"Jos\u00e9", "Jos\u00e9"},
-		{"\u0645\u06cc\u200c\u062e\u0648\u0627\u0645", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0645"}, // ZWNJ inside
-		{"👩\u200d🎓", "👩\u200d🎓"}, // ZWJ inside an emoji sequence
-		{strings.Repeat("李", 64), strings.Repeat("李", 64)},
-		{strings.Repeat("🎓", 64), strings.Repeat("🎓", 64)},
-		{" " + strings.Repeat("a", 64) + " ", strings.Repeat("a", 64)},
-		{"", ""},
-		{"   ", ""},
-		{"\u00a0", ""},
-		{"\u2028", ""},
-		{"Ali\u2029Baba", ""},
-		{"Ali\u200b", ""},
-		{"\ufeffAli", ""},
-		{"\u202eilA", ""},
-		{"Ali\u2066", ""},
-		{"Al\u00adi", ""},
-		{"A\u2060li", ""},
-		{"\u061cAli", ""},
-		{"\u200eAli", ""},
-		{"Ali\nBaba", ""},
-		{"Ali\xff", ""},
-		{"\u0301", ""}, // a mark alone: nothing visible
-		{strings.Repeat("李", 65), ""},
-		{strings.Repeat("🎓", 65), ""},
+		{"Ali", "Ali", ""},
+		{"  Ali\u00a0", "Ali", ""},
+		{"\u3000Ali Baba\u3000", "Ali Baba", ""},
+		{"Jose\u0301", "Jos\u00e9", ""}, // NFD becomes NFC
+		{"Jos\u00e9", "Jos\u00e9", ""},
+		{"\u0645\u06cc\u200c\u062e\u0648\u0627\u0645", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0645", ""}, // ZWNJ inside
+		{"👩\u200d🎓", "👩\u200d🎓", ""},                                                                     // ZWJ inside an emoji sequence
+		{strings.Repeat("李", 64), strings.Repeat("李", 64), ""},
+		{strings.Repeat("🎓", 64), strings.Repeat("🎓", 64), ""},
+		{" " + strings.Repeat("a", 64) + " ", strings.Repeat("a", 64), ""},
+		{"", "", "is empty"},
+		{"   ", "", "is empty"},
+		{"\u00a0", "", "is empty"},
+		{"\u2028", "", "is empty"},
+		{"Ali\u2029Baba", "", hidden},
+		{"Ali\u200b", "", hidden},
+		{"\ufeffAli", "", hidden},
+		{"\u202eilA", "", hidden},
+		{"Ali\u2066", "", hidden},
+		{"Al\u00adi", "", hidden},
+		{"A\u2060li", "", hidden},
+		{"\u061cAli", "", hidden},
+		{"\u200eAli", "", hidden},
+		{"Ali\nBaba", "", hidden},
+		{"Ali\xff", "", "is not valid UTF-8"},
+		{"\u0301", "", "has no letter, digit or symbol"}, // a mark alone
+		{strings.Repeat("李", 65), "", long},
+		{strings.Repeat("🎓", 65), "", long},
 	}
 	for _, tt := range tests {
 		got, err := kuis.CleanParticipant(tt.in)
 		switch {
-		case tt.want == "" && !errors.Is(err, kuis.ErrInvalidParticipant):
-			t.Errorf("CleanParticipant(%q) = %q, %v; want ErrInvalidParticipant", tt.in, got, err)
+		case tt.want == "" && (!errors.Is(err, kuis.ErrInvalidParticipant) || !strings.HasSuffix(err.Error(), " "+tt.problem)):
+			t.Errorf("CleanParticipant(%q) = %q, %v; want ErrInvalidParticipant saying it %s", tt.in, got, err, tt.problem)
 		case tt.want != "" && (err != nil || got != tt.want):
 			t.Errorf("CleanParticipant(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
