@@ -115,7 +115,7 @@ var operations = []operation{
 // scriptCommands lists what each script calls (prelude.lua's helpers it
 // uses included), as a test reads it from the sources.
 var scriptCommands = map[string][]string{
-	script.Create.Name():       {"EXISTS", "HSET", "XADD"},
+	script.Create.Name():       {"EXISTS", "HSET", "TIME", "XADD"},
 	script.Finish.Name():       {"HMGET", "EXISTS", "XLEN", "SCARD", "XADD", "HSET"},
 	script.RecordAnswer.Name(): {"HMGET", "EXISTS", "ZCARD", "SISMEMBER", "ZSCORE", "XLEN", "XADD", "SADD", "ZADD"},
 	script.Standing.Name():     {"HLEN", "ZCARD", "ZSCORE", "ZREVRANK", "ZCOUNT"},

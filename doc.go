@@ -41,7 +41,7 @@
 //
 //	| action | method | commands | complexity |
 //	|---|---|---|---|
-//	| create a quiz | Meta.Create | create.lua (EXISTS, HSET, XADD) | O(1) |
+//	| create a quiz | Meta.Create | create.lua (EXISTS, HSET, TIME, XADD) | O(1) |
 //	| read all meta | Meta.Get | HGETALL | O(1) |
 //	| read the status | Meta.Status | HGETALL | O(1) |
 //	| finish the quiz | Meta.Finish | finish.lua (HMGET, EXISTS, XLEN, SCARD, XADD, HSET) | O(1) |

@@ -64,7 +64,11 @@ const (
 // is deleted with the quiz's other keys by PurgeQuiz or Purge.
 //
 // Errors (yielded): ErrInvalidRange for an after that is not "" or an event ID
-// (<ms>-<seq>), before any I/O; ErrQuizNotFound; ErrCorrupt for a log or meta
+// (<ms>-<seq>), before any I/O; ErrQuizNotFound, also when the quiz was
+// purged and a new quiz of the same ID created in a later millisecond (the
+// new quiz's log starts with an entry that sorts after the old one's: a
+// reader following or resuming the old quiz never sees the new one's
+// events); ErrCorrupt for a log or meta
 // key of the wrong type or an answer entry of the wrong shape (entries that
 // are neither answers nor the finish are skipped); ErrForbidden. An invalid
 // after and a missing quiz are the first value yielded, before any blocking

@@ -3,9 +3,13 @@
 -- ARGV[1] judul (title), ARGV[2] jumlah_soal (question count, validated in Go)
 -- Reply: 1. Refusals: KUIS_FORBIDDEN, KUIS_EXISTS when any key of the quiz
 -- exists (a new quiz never inherits an old board), and nothing is written.
--- The log starts with the start entry (the single field status = berjalan):
--- a feed reader that meets another start entry knows its quiz was purged and
--- a new one of the same ID created.
+-- The log starts with the start entry (the single field status = berjalan).
+-- Its ID is the server's time with sequence 2^63, so that it sorts after
+-- every entry an earlier log of the key could hold (an earlier quiz of the
+-- same ID, purged, whose entries have earlier times or, in the same
+-- millisecond, small sequences), and the answers that follow keep their
+-- time: a feed reader of the earlier quiz, following it or resuming after
+-- one of its IDs, meets this start entry and knows its quiz is gone.
 local g = gate()
 local err = g.permitted({'HSET', KEYS[1], 'judul', ARGV[1]}, {'XADD', KEYS[4], '*', 'status', 'berjalan'})
 if err then
@@ -17,5 +21,7 @@ for _, key in ipairs(KEYS) do
   end
 end
 redis.call('HSET', KEYS[1], 'judul', ARGV[1], 'jumlah_soal', ARGV[2], 'status', 'berjalan')
-redis.call('XADD', KEYS[4], '*', 'status', 'berjalan')
+local now = redis.call('TIME')
+redis.call('XADD', KEYS[4], string.format(int, tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)) .. '-9223372036854775808',
+  'status', 'berjalan')
 return 1
