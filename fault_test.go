@@ -199,6 +199,10 @@ func storm(t *testing.T, boards []*kuis.Board, fault func() error, finished []at
 		l.quiz[a] = q
 		perQuiz[q] = append(perQuiz[q], a, a)
 	}
+	// Both sends of three answers to the first quiz go after the fault, so
+	// that a Finish of that quiz always races answers that must be refused.
+	held := perQuiz[0][len(perQuiz[0])-6:]
+	perQuiz[0] = perQuiz[0][:len(perQuiz[0])-6]
 	seed := time.Now().UnixNano()
 	t.Logf("shuffle seed %d", seed)
 	rng := rand.New(rand.NewSource(seed))
@@ -215,6 +219,9 @@ func storm(t *testing.T, boards []*kuis.Board, fault func() error, finished []at
 		}
 	}
 	rng.Shuffle(len(sends), func(i, j int) { sends[i], sends[j] = sends[j], sends[i] })
+	for _, a := range held { // last, each alone: after the fault
+		sends = append(sends, []answerPair{a})
+	}
 	total := 2 * len(l.quiz)
 	trigger, faulted, faultErr := make(chan struct{}), make(chan struct{}), make(chan error, 1)
 	var once sync.Once
