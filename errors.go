@@ -26,8 +26,10 @@ var (
 	ErrInvalidNamespace = errors.New("kuis: invalid namespace")
 	// ErrInvalidOption: an option outside its documented values (WithTies).
 	ErrInvalidOption = errors.New("kuis: invalid option")
-	// ErrInvalidParticipant: a participant name that is empty, longer than 64
-	// bytes, not valid UTF-8, or holds a control character. Returned before any I/O.
+	// ErrInvalidParticipant: a participant name that breaks CleanParticipant's
+	// rule (empty, over 64 characters, not NFC, white space around it, nothing
+	// visible, or a hidden, line-breaking or direction-changing character).
+	// Returned before any I/O.
 	ErrInvalidParticipant = errors.New("kuis: invalid participant")
 	// ErrInvalidMeta: a title that is empty, longer than 200 bytes, not valid
 	// UTF-8 or holds a control character, or a question count outside 1 to 1000.
@@ -67,7 +69,7 @@ var (
 	// PurgeQuiz) gave up reading a big finished quiz in parts because it
 	// changed every time it was read. Nothing was replaced or deleted, and
 	// trying again is safe.
-	ErrBusy = errors.New("kuis: quiz busy with another Repair")
+	ErrBusy = errors.New("kuis: quiz busy")
 )
 
 // scriptCodes maps the first word of a script's error_reply to its sentinel.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -129,4 +130,54 @@ func (c watchedConn) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 		c.after()
 	}
 	return res
+}
+
+// TestRecapOneScriptUpToItsBound: Recap reads a quiz of up to 10,000 board
+// members, answers and log entries together (here 3,333 participants of one
+// answer each, plus the log's start entry) in one script, and one item more
+// in parts, on a connection of its own (WATCH, then pages); both recaps hold
+// every participant and answer.
+func TestRecapOneScriptUpToItsBound(t *testing.T) {
+	e := newEnv(t)
+	id, _, b := e.running(1)
+	rec := newRecorder(e.client)
+	s := e.storeOn(rec)
+	record := func(from, to int) {
+		t.Helper()
+		in := make([]kuis.AnswerInput, 0, to-from)
+		for i := from; i < to; i++ {
+			in = append(in, kuis.AnswerInput{Participant: fmt.Sprintf("murid-%04d", i), Question: 1})
+		}
+		res, err := b.RecordAnswers(e.ctx, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range res {
+			if r.Err != nil || r.Duplicate {
+				t.Fatalf("RecordAnswers: %+v", r)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		participants int
+		inParts      bool
+	}{{3333, false}, {3334, true}} { // 3n + 1 items: 10,000, then 10,003
+		n, err := b.Len(e.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		record(int(n), tc.participants)
+		rec.start()
+		r, err := s.Recap(e.ctx, id)
+		sent := rec.stop()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := slices.Contains(sent, "WATCH"); got != tc.inParts {
+			t.Errorf("%d participants: Recap sent %v; want it read in parts: %v", tc.participants, sent, tc.inParts)
+		}
+		if len(r.Standings) != tc.participants || len(r.Answers) != tc.participants || r.Questions[0].Correct != tc.participants {
+			t.Errorf("%d participants: Recap has %d standings, %d answers, %+v", tc.participants, len(r.Standings), len(r.Answers), r.Questions)
+		}
+	}
 }
