@@ -148,8 +148,8 @@ func decodeStatus(key, s string) (Status, error) {
 const maxQuestionsDigits = 15
 
 // decodeQuestions accepts a positive decimal integer of at most 15 digits
-// without sign or leading zeros, the only form Create writes (internal/script
-// gate.lua applies the same rule).
+// without sign or leading zeros, the only form Create writes (prelude.lua's
+// questions applies the same rule).
 // It parses to int64 on every platform: a 32-bit int would refuse counts
 // of 10 or more digits that the gate accepts.
 func decodeQuestions(key, s string) (int64, error) {

@@ -34,7 +34,7 @@ local int = string.format('%d', 4398046511104) == '4398046511104' and '%d' or '%
 -- the server time of the latest, so that ZRANGE ... REV puts more points
 -- first and, among equal points, the earlier time first; without a time (ms
 -- 0) the place is count * unit, after every timed participant with as many.
--- leaderboard.go's orderPlace is the same.
+-- ranking.go's orderPlace is the same.
 local unit = 4398046511104
 local function place(count, ms)
   local p = math.min(count, 2047) * unit
@@ -46,7 +46,7 @@ end
 
 -- agrees reports whether a place in the order set agrees with a board score
 -- (both replies): the place's count of answers is the score's, 10 points
--- each. leaderboard.go's byPlace applies the same rule.
+-- each. ranking.go's byPlace applies the same rule.
 local function agrees(place, score)
   return score ~= false and math.floor(tonumber(place) / unit) == math.min(tonumber(score) / 10, 2047)
 end
@@ -76,7 +76,7 @@ end
 
 -- questions returns a meta hash's jumlah_soal as a number, or nil unless it is
 -- a positive decimal integer of at most 15 digits without sign or leading
--- zeros (decode.go applies the same rule).
+-- zeros (meta.go's decodeQuestions applies the same rule).
 local function questions(n)
   if type(n) == 'string' and #n <= 15 and string.match(n, '^[1-9]%d*$') then
     return tonumber(n)
