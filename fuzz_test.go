@@ -356,7 +356,7 @@ func FuzzRecapCSV(f *testing.F) {
 		seen := map[string]bool{}
 		var zs []rueidis.ZScore
 		for i, name := range strings.Split(names, "\n") {
-			if !validParticipant(name) || seen[name] {
+			if clean, err := CleanParticipant(name); err != nil || clean != name || seen[name] {
 				continue
 			}
 			seen[name] = true
