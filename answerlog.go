@@ -164,7 +164,7 @@ func (q quiz) readLog(ctx context.Context, c rueidis.CommandClient, after *strea
 			}
 			start = next.String()
 		}
-		entries, err := sendOne(ctx, c, c.B().Xrange().Key(k).Start(start).End("+").Count(q.tune.pageSize).Build()).AsXRange()
+		entries, err := sendOne(ctx, c, c.B().Xrange().Key(k).Start(start).End("+").Count(q.s.tune.pageSize).Build()).AsXRange()
 		if err != nil {
 			return nil, q.fail(err, "", k)
 		}
@@ -179,7 +179,7 @@ func (q quiz) readLog(ctx context.Context, c rueidis.CommandClient, after *strea
 			}
 			last = &id
 		}
-		if int64(len(entries)) < q.tune.pageSize {
+		if int64(len(entries)) < q.s.tune.pageSize {
 			return last, nil
 		}
 	}

@@ -63,7 +63,7 @@ type AnswerResult struct {
 // take 10 more). A refusal writes nothing.
 func (b *Board) RecordAnswer(ctx context.Context, participant string, question int) (Answer, error) {
 	a, err := b.recordAnswer(ctx, participant, question)
-	b.q.counts.answered(a, err)
+	b.q.s.counts.answered(a, err)
 	return a, err
 }
 
@@ -71,7 +71,7 @@ func (b *Board) recordAnswer(ctx context.Context, participant string, question i
 	if err := b.q.checkAnswer(participant, question); err != nil {
 		return Answer{}, err
 	}
-	reply, err := b.q.rec.record(ctx, b.q, participant, question)
+	reply, err := b.q.s.rec.record(ctx, b.q, participant, question)
 	if err != nil {
 		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
 	}
@@ -132,7 +132,7 @@ func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]Ans
 		}
 	}
 	for _, r := range out {
-		b.q.counts.answered(r.Answer, r.Err)
+		b.q.s.counts.answered(r.Answer, r.Err)
 	}
 	return out, callErr
 }
@@ -156,10 +156,10 @@ func (b *Board) sendAnswers(ctx context.Context, answers []AnswerInput, sent []i
 			args = append(args, "1", answers[i].Participant, strconv.Itoa(answers[i].Question))
 		}
 		execs = append(execs, rueidis.LuaExec{Keys: keys, Args: args})
-		b.q.counts.ran(len(chunk))
+		b.q.s.counts.ran(len(chunk))
 	}
 	var callErr error
-	for c, res := range runScript(ctx, b.q.client, script.RecordAnswer, execs...) {
+	for c, res := range runScript(ctx, b.q.s.client, script.RecordAnswer, execs...) {
 		chunk := sent[c*maxChunk : min((c+1)*maxChunk, len(sent))]
 		replies, err := res.ToArray()
 		if err == nil && len(replies) != len(chunk) {

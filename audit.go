@@ -65,7 +65,7 @@ func (a *auditor) add(key, rule, format string, args ...any) {
 }
 
 func (a *auditor) run(ctx context.Context) ([]Violation, error) {
-	k, c := a.q.keys, a.q.client
+	k, c := a.q.keys, a.q.s.client
 	want := map[string]string{k.meta: "hash", k.board: "zset", k.answers: "set", k.log: "stream", k.order: "zset"}
 	keys := k.all()
 	cmds := make([]rueidis.Completed, 0, 2*len(keys)+2)
@@ -182,7 +182,7 @@ func (a *auditor) log(ctx context.Context) (map[string]int64, error) {
 	logged := map[string]bool{}
 	finished := ""
 	first := true // the start entry must be the log's first
-	_, err := a.q.readLog(ctx, a.q.client, nil, func(e logEntry, err error) error {
+	_, err := a.q.readLog(ctx, a.q.s.client, nil, func(e logEntry, err error) error {
 		defer func() { first = false }()
 		if finished != "" {
 			a.add(key, "log", "entry %s follows the finish entry %s", e.id, finished)
@@ -243,7 +243,7 @@ func (a *auditor) log(ctx context.Context) (map[string]int64, error) {
 // by their counted answers and, when the log is usable, its latest time.
 func (a *auditor) order(ctx context.Context, scores, counted, latest map[string]int64) error {
 	key := a.q.keys.order
-	zs, err := a.q.scanSorted(ctx, a.q.client, key)
+	zs, err := a.q.scanSorted(ctx, a.q.s.client, key)
 	if err != nil {
 		return err
 	}
@@ -277,7 +277,7 @@ func (a *auditor) order(ctx context.Context, scores, counted, latest map[string]
 // meta checks the hash's fields and returns jumlah_soal (0 if invalid).
 func (a *auditor) meta(ctx context.Context) (int64, error) {
 	key := a.q.keys.meta
-	fields, err := sendOne(ctx, a.q.client, a.q.client.B().Hgetall().Key(key).Build()).AsStrMap()
+	fields, err := sendOne(ctx, a.q.s.client, a.q.s.client.B().Hgetall().Key(key).Build()).AsStrMap()
 	if err != nil {
 		return 0, a.q.fail(err, "", key)
 	}
@@ -319,7 +319,7 @@ func (a *auditor) meta(ctx context.Context) (int64, error) {
 // board checks every member and score and returns the scores.
 func (a *auditor) board(ctx context.Context) (map[string]int64, error) {
 	key := a.q.keys.board
-	zs, err := a.q.scanSorted(ctx, a.q.client, key)
+	zs, err := a.q.scanSorted(ctx, a.q.s.client, key)
 	if err != nil {
 		return nil, err
 	}
@@ -340,7 +340,7 @@ func (a *auditor) board(ctx context.Context) (map[string]int64, error) {
 // participant are counted. questions is 0 when meta is unusable.
 func (a *auditor) answers(ctx context.Context, questions int64) (map[string]int64, error) {
 	key := a.q.keys.answers
-	members, err := a.q.scanMembers(ctx, a.q.client, key)
+	members, err := a.q.scanMembers(ctx, a.q.s.client, key)
 	if err != nil {
 		return nil, err
 	}

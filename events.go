@@ -76,8 +76,8 @@ const (
 // before it writes its headers.
 func (b *Board) Events(ctx context.Context, after string) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
-		b.q.counts.readers.Add(1)
-		defer b.q.counts.readers.Add(-1)
+		b.q.s.counts.readers.Add(1)
+		defer b.q.s.counts.readers.Add(-1)
 		var last streamID // 0-0: no entry has it, so XREAD from it reads the whole log
 		if after != "" {
 			var ok bool
@@ -123,19 +123,19 @@ func (f *feed) run(ctx context.Context, yield func(Event, error) bool) {
 			return
 		}
 		if f.synthetic {
-			f.q.counts.events.Add(1)
+			f.q.s.counts.events.Add(1)
 			yield(Event{ID: f.end.String(), Kind: EventFinished, At: f.endAt}, nil)
 		}
 		return
 	}
 	for {
-		m, pos, err := f.q.feeds.join(ctx, f.q)
+		m, pos, err := f.q.s.feeds.join(ctx, f.q)
 		if err != nil {
 			yield(Event{}, f.ctxError(ctx, err))
 			return
 		}
 		again := f.follow(ctx, m, pos, yield)
-		f.q.feeds.leave(f.q, m)
+		f.q.s.feeds.leave(f.q, m)
 		if !again {
 			return
 		}
@@ -181,10 +181,10 @@ func (f *feed) ctxError(ctx context.Context, err error) error {
 // no BLOCK), until the log has no more or f.last reaches upTo (if not nil).
 // It reports whether to go on.
 func (f *feed) drain(ctx context.Context, upTo *streamID, yield func(Event, error) bool) bool {
-	k, c := f.q.keys, f.q.client
+	k, c := f.q.keys, f.q.s.client
 	for upTo == nil || f.last.less(*upTo) {
-		cmd := c.B().Xread().Count(f.q.tune.pageSize).Streams().Key(k.log).Id(f.last.String()).Build()
-		f.q.counts.feedReads.Add(1)
+		cmd := c.B().Xread().Count(f.q.s.tune.pageSize).Streams().Key(k.log).Id(f.last.String()).Build()
+		f.q.s.counts.feedReads.Add(1)
 		entries, err := readStream(sendOne(ctx, c, cmd), k.log)
 		if err != nil {
 			yield(Event{}, f.ctxError(ctx, f.q.fail(err, "", k.log)))
@@ -225,7 +225,7 @@ func (f *feed) handEvents(events []Event, yield func(Event, error) bool) bool {
 			yield(Event{}, fmt.Errorf("%w: %s: purged, and created again", ErrQuizNotFound, f.q.about("")))
 			return false
 		}
-		f.q.counts.events.Add(1)
+		f.q.s.counts.events.Add(1)
 		if !yield(ev, nil) || ev.Kind == EventFinished {
 			return false
 		}
@@ -282,7 +282,7 @@ func (f *feed) probe(ctx context.Context) error {
 // empty or missing log) in one round trip, HGETALL meta first: once the
 // status says selesai, nothing is logged after the entry read.
 func (q quiz) feedState(ctx context.Context) (Status, *logEntry, error) {
-	k, c := q.keys, q.client
+	k, c := q.keys, q.s.client
 	res := send(ctx, c,
 		c.B().Hgetall().Key(k.meta).Build(),
 		c.B().Xrevrange().Key(k.log).End("+").Start("-").Count(1).Build())
@@ -358,8 +358,8 @@ func readStream(res rueidis.RedisResult, key string) ([]rueidis.XRangeEntry, err
 // wait, as with Events.
 func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq2[[]Standing, error] {
 	return func(yield func([]Standing, error) bool) {
-		b.q.counts.readers.Add(1)
-		defer b.q.counts.readers.Add(-1)
+		b.q.s.counts.readers.Add(1)
+		defer b.q.s.counts.readers.Add(-1)
 		if top < 1 || top > maxLiveTop || every < minLiveEvery {
 			yield(nil, fmt.Errorf("%w: %s: top %d, every %v (want top 1 to %d, every at least %v)",
 				ErrInvalidRange, b.q.about(""), top, every, maxLiveTop, minLiveEvery))
@@ -386,7 +386,7 @@ func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq
 					yield(nil, b.liveError(ctx, err))
 					return
 				}
-				b.q.counts.refreshes.Add(1)
+				b.q.s.counts.refreshes.Add(1)
 				if !yield(page, nil) || finished {
 					return
 				}

@@ -53,7 +53,7 @@ func (hs *feedHubs) join(ctx context.Context, q quiz) (*feedMember, streamID, er
 	key := q.keys.log
 	hs.mu.Lock()
 	if h, ok := hs.hubs[key]; ok {
-		m := &feedMember{ch: make(chan feedBatch, q.tune.memberBuffer)}
+		m := &feedMember{ch: make(chan feedBatch, q.s.tune.memberBuffer)}
 		h.members[m] = struct{}{}
 		pos := h.pos
 		hs.mu.Unlock()
@@ -62,7 +62,7 @@ func (hs *feedHubs) join(ctx context.Context, q quiz) (*feedMember, streamID, er
 	hs.mu.Unlock()
 
 	var pos streamID
-	tail, err := sendOne(ctx, q.client, q.client.B().Xrevrange().Key(key).End("+").Start("-").Count(1).Build()).AsXRange()
+	tail, err := sendOne(ctx, q.s.client, q.s.client.B().Xrevrange().Key(key).End("+").Start("-").Count(1).Build()).AsXRange()
 	if err != nil {
 		return nil, pos, q.fail(err, "", key)
 	}
@@ -71,7 +71,7 @@ func (hs *feedHubs) join(ctx context.Context, q quiz) (*feedMember, streamID, er
 			return nil, pos, err
 		}
 	}
-	m := &feedMember{ch: make(chan feedBatch, q.tune.memberBuffer)}
+	m := &feedMember{ch: make(chan feedBatch, q.s.tune.memberBuffer)}
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	if h, ok := hs.hubs[key]; ok { // another iterator started one meanwhile
@@ -108,7 +108,7 @@ func (hs *feedHubs) leave(q quiz, m *feedMember) {
 // member leaves (ctx). A timeout checks the status, so that a quiz finished
 // without a finish entry ends its feed too.
 func (hs *feedHubs) run(ctx context.Context, h *feedHub) {
-	k, c, tune := h.q.keys, h.q.client, h.q.tune
+	k, c, tune := h.q.keys, h.q.s.client, h.q.s.tune
 	pos := h.pos // only run writes h.pos; it reads its own copy
 	var last time.Time
 	for {
@@ -123,7 +123,7 @@ func (hs *feedHubs) run(ctx context.Context, h *feedHub) {
 		}
 		last = time.Now()
 		cmd := c.B().Xread().Count(tune.pageSize).Block(tune.feedBlock.Milliseconds()).Streams().Key(k.log).Id(pos.String()).Build()
-		h.q.counts.feedReads.Add(1)
+		h.q.s.counts.feedReads.Add(1)
 		entries, err := readStream(sendOne(ctx, c, cmd), k.log)
 		if ctx.Err() != nil {
 			return // the last member left: nobody to tell

@@ -90,6 +90,42 @@ func (k Keys) every() []string { return append(k.all(), k.repairBoard, k.repairO
 // all lists every key of the quiz, in the order the scripts take them.
 func (k Keys) all() []string { return []string{k.meta, k.board, k.answers, k.log, k.order} }
 
+// CourseKeys are the key names of one course board, beside the quizzes and
+// never inside them. The zero value holds no keys.
+type CourseKeys struct {
+	courseID string
+	board    string
+	ledger   string
+}
+
+// courseKeyNames is the one place course key names are spelled. Callers pass
+// a validated course ID (the quiz ID rule), or a placeholder (ContractTable,
+// ACLRules).
+func courseKeyNames(o options, courseID string) CourseKeys {
+	id := courseID
+	if o.hashTag {
+		id = "{" + courseID + "}"
+	}
+	return CourseKeys{
+		courseID: courseID,
+		board:    o.namespace + ":kursus:" + id,
+		ledger:   o.namespace + ":kursus-rincian:" + id,
+	}
+}
+
+// CourseID is the course identity the keys were built from, without braces.
+func (k CourseKeys) CourseID() string { return k.courseID }
+
+// Board is the course's sorted set: member = participant, score = the points
+// of every quiz folded into the course: "kuis:kursus:ipa-8a".
+func (k CourseKeys) Board() string { return k.board }
+
+// Ledger is the course's hash that records each fold: field
+// "<quiz>:<participant>" = the points that quiz gave that participant, and
+// field "<quiz>:" = 10 x the quiz's jumlah_soal, marking the quiz folded:
+// "kuis:kursus-rincian:ipa-8a".
+func (k CourseKeys) Ledger() string { return k.ledger }
+
 // quizIDFromMeta returns the quiz ID of a meta key in the form the options
 // select, or false for a key of another namespace or form.
 func quizIDFromMeta(key string, o options) (string, bool) {

@@ -81,9 +81,9 @@ func (b *Board) Around(ctx context.Context, participant string, radius int) ([]S
 	if radius < 0 || radius > maxRadius {
 		return nil, fmt.Errorf("%w: %s: radius %d (want 0 to %d)", ErrInvalidRange, b.q.about(participant), radius, maxRadius)
 	}
-	k, c := b.q.keys, b.q.client.B()
+	k, c := b.q.keys, b.q.s.client.B()
 	cmds := []rueidis.Cacheable{c.Zrevrank().Key(k.board).Member(participant).Cache()}
-	if b.q.opts.ties == TiesByTime {
+	if b.q.s.opts.ties == TiesByTime {
 		cmds = append(cmds, c.Zcard().Key(k.board).Cache(), c.Zcard().Key(k.order).Cache(),
 			c.Zrevrank().Key(k.order).Member(participant).Cache())
 	}
@@ -119,7 +119,7 @@ func (b *Board) Standing(ctx context.Context, participant string) (Standing, err
 	if err := b.q.checkParticipant(participant); err != nil {
 		return Standing{}, err
 	}
-	if b.q.opts.cacheTTL > 0 {
+	if b.q.s.opts.cacheTTL > 0 {
 		return b.cachedStanding(ctx, participant)
 	}
 	return b.scriptStanding(ctx, participant)
@@ -129,10 +129,10 @@ func (b *Board) Standing(ctx context.Context, participant string) (Standing, err
 func (b *Board) scriptStanding(ctx context.Context, participant string) (Standing, error) {
 	k := b.q.keys
 	mode := ""
-	if b.q.opts.ties == TiesByTime {
+	if b.q.s.opts.ties == TiesByTime {
 		mode = "time"
 	}
-	reply, err := run(ctx, b.q.client, script.Standing, []string{k.meta, k.board, k.order}, []string{participant, mode}).ToArray()
+	reply, err := run(ctx, b.q.s.client, script.Standing, []string{k.meta, k.board, k.order}, []string{participant, mode}).ToArray()
 	if err != nil {
 		return Standing{}, b.memberError(err, participant)
 	}
@@ -156,7 +156,7 @@ func (b *Board) scriptStanding(ctx context.Context, participant string) (Standin
 // the position (with TiesByTime, the place and position in the order set,
 // which must agree with the score, else the script decides), then ZCOUNT.
 func (b *Board) cachedStanding(ctx context.Context, participant string) (Standing, error) {
-	k, c := b.q.keys, b.q.client.B()
+	k, c := b.q.keys, b.q.s.client.B()
 	res, err := b.q.read(ctx, c.Zcard().Key(k.board).Cache(), c.Zcard().Key(k.order).Cache(),
 		c.Zscore().Key(k.board).Member(participant).Cache(), c.Zscore().Key(k.order).Member(participant).Cache(),
 		c.Zrevrank().Key(k.order).Member(participant).Cache(), c.Zrevrank().Key(k.board).Member(participant).Cache())
@@ -213,7 +213,7 @@ func (b *Board) standing(participant string, score float64, pos, higher int64) (
 // Len returns the number of participants on the board: O(1). A quiz without
 // answers yet is 0. Errors: ErrQuizNotFound, ErrCorrupt, ErrForbidden.
 func (b *Board) Len(ctx context.Context) (int64, error) {
-	res, err := b.q.read(ctx, b.q.client.B().Zcard().Key(b.q.keys.board).Cache())
+	res, err := b.q.read(ctx, b.q.s.client.B().Zcard().Key(b.q.keys.board).Cache())
 	if err != nil {
 		return 0, err
 	}
@@ -266,7 +266,7 @@ func (b *Board) rangeByRank(ctx context.Context, start, stop int64) ([]Standing,
 // (O(log N)).
 func (b *Board) higher(ctx context.Context, points int64) (int64, error) {
 	k := b.q.keys.board
-	n, err := b.q.sendReads(ctx, b.q.client.B().Zcount().Key(k).Min("("+strconv.FormatInt(points, 10)).Max("+inf").Cache())[0].AsInt64()
+	n, err := b.q.s.sendReads(ctx, b.q.s.client.B().Zcount().Key(k).Min("("+strconv.FormatInt(points, 10)).Max("+inf").Cache())[0].AsInt64()
 	if err != nil {
 		return 0, b.q.fail(err, "", k)
 	}

@@ -41,7 +41,7 @@ func (m *Meta) Create(ctx context.Context, title string, questions int) error {
 	if err := m.q.checkMeta(title, questions); err != nil {
 		return err
 	}
-	err := run(ctx, m.q.client, script.Create, m.q.keys.all(), []string{title, strconv.Itoa(questions)}).Error()
+	err := run(ctx, m.q.s.client, script.Create, m.q.keys.all(), []string{title, strconv.Itoa(questions)}).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
 }
 
@@ -78,7 +78,7 @@ func (m *Meta) Status(ctx context.Context) (Status, error) {
 // fields reads the meta hash, refusing a missing one.
 func (m *Meta) fields(ctx context.Context) (map[string]string, error) {
 	k := m.q.keys.meta
-	fields, err := m.q.sendReads(ctx, m.q.client.B().Hgetall().Key(k).Cache())[0].AsStrMap()
+	fields, err := m.q.s.sendReads(ctx, m.q.s.client.B().Hgetall().Key(k).Cache())[0].AsStrMap()
 	if err != nil {
 		return nil, m.q.fail(err, "", k)
 	}
@@ -100,7 +100,7 @@ func (m *Meta) fields(ctx context.Context) (map[string]string, error) {
 // ErrForbidden; nothing is written then.
 func (m *Meta) Finish(ctx context.Context) error {
 	k := m.q.keys
-	err := run(ctx, m.q.client, script.Finish, []string{k.meta, k.log, k.answers}, nil).Error()
+	err := run(ctx, m.q.s.client, script.Finish, []string{k.meta, k.log, k.answers}, nil).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
 }
 

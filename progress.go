@@ -21,8 +21,8 @@ type Summary struct {
 // Errors: ErrQuizNotFound, ErrCorrupt (malformed meta, or a key of the wrong
 // type), ErrForbidden.
 func (b *Board) Summary(ctx context.Context) (Summary, error) {
-	k, c := b.q.keys, b.q.client.B()
-	res := b.q.sendReads(ctx, c.Hgetall().Key(k.meta).Cache(), c.Zcard().Key(k.board).Cache(), c.Scard().Key(k.answers).Cache())
+	k, c := b.q.keys, b.q.s.client.B()
+	res := b.q.s.sendReads(ctx, c.Hgetall().Key(k.meta).Cache(), c.Zcard().Key(k.board).Cache(), c.Scard().Key(k.answers).Cache())
 	fields, err := res[0].AsStrMap()
 	if err != nil {
 		return Summary{}, b.q.fail(err, "", k.meta)
@@ -64,7 +64,7 @@ func (b *Board) Answered(ctx context.Context, participant string) ([]int, error)
 	for i := range pairs {
 		pairs[i] = strconv.Itoa(i+1) + ":" + participant
 	}
-	found, err := b.q.sendReads(ctx, b.q.client.B().Smismember().Key(k.answers).Member(pairs...).Cache())[0].AsIntSlice()
+	found, err := b.q.s.sendReads(ctx, b.q.s.client.B().Smismember().Key(k.answers).Member(pairs...).Cache())[0].AsIntSlice()
 	if err != nil {
 		return nil, b.q.fail(err, participant, k.answers)
 	}

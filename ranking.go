@@ -50,7 +50,7 @@ func agrees(place, score float64) bool {
 // decides it the same way inside the scripts.
 func (q quiz) rankingOf(boardCard, orderCard rueidis.RedisResult) (ranking, error) {
 	k := q.keys
-	if q.opts.ties != TiesByTime {
+	if q.s.opts.ties != TiesByTime {
 		return ranking{key: k.board}, nil
 	}
 	nb, err := boardCard.AsInt64()
@@ -100,9 +100,9 @@ func (q quiz) misplaced(member string, place, score float64, onBoard bool) error
 // should the two disagree (a corrupt order set, or cached entries of
 // different moments) the script decides.
 func (b *Board) ranged(ctx context.Context, from, stop int64) (ranking, []rueidis.ZScore, error) {
-	q, k, c := b.q, b.q.keys, b.q.client.B()
+	q, k, c := b.q, b.q.keys, b.q.s.client.B()
 	start, end := strconv.FormatInt(from, 10), strconv.FormatInt(stop, 10)
-	if q.opts.ties == TiesByTime && q.opts.cacheTTL > 0 {
+	if q.s.opts.ties == TiesByTime && q.s.opts.cacheTTL > 0 {
 		res, err := q.read(ctx, c.Zcard().Key(k.board).Cache(), c.Zcard().Key(k.order).Cache(),
 			c.Zrange().Key(k.order).Min(start).Max(end).Rev().Withscores().Cache())
 		if err != nil {
@@ -124,8 +124,8 @@ func (b *Board) ranged(ctx context.Context, from, stop int64) (ranking, []rueidi
 			return r, zs, nil
 		}
 	}
-	if q.opts.ties == TiesByTime {
-		reply, err := run(ctx, q.client, script.Ranked, []string{k.meta, k.board, k.order}, []string{start, end}).ToArray()
+	if q.s.opts.ties == TiesByTime {
+		reply, err := run(ctx, q.s.client, script.Ranked, []string{k.meta, k.board, k.order}, []string{start, end}).ToArray()
 		if err != nil {
 			return ranking{}, nil, q.fail(err, "", k.order)
 		}
@@ -155,7 +155,7 @@ func (b *Board) nameRanged(ctx context.Context, r ranking, err error, start, end
 		return ranking{}, nil, err
 	}
 	k := b.q.keys
-	res, err := b.q.read(ctx, b.q.client.B().Zrange().Key(k.board).Min(start).Max(end).Rev().Withscores().Cache())
+	res, err := b.q.read(ctx, b.q.s.client.B().Zrange().Key(k.board).Min(start).Max(end).Rev().Withscores().Cache())
 	if err != nil {
 		return ranking{}, nil, err
 	}
@@ -169,7 +169,7 @@ func (b *Board) nameRanged(ctx context.Context, r ranking, err error, start, end
 // scoresOf reads the board scores of the members of places, through the
 // cache: ZMSCORE of up to 1,000 members at a time, in one round trip.
 func (b *Board) scoresOf(ctx context.Context, places []rueidis.ZScore) (map[string]float64, error) {
-	k, c := b.q.keys, b.q.client.B()
+	k, c := b.q.keys, b.q.s.client.B()
 	var cmds []rueidis.Cacheable
 	for lo := 0; lo < len(places); lo += 1000 {
 		who := make([]string, 0, min(1000, len(places)-lo))
@@ -179,7 +179,7 @@ func (b *Board) scoresOf(ctx context.Context, places []rueidis.ZScore) (map[stri
 		cmds = append(cmds, c.Zmscore().Key(k.board).Member(who...).Cache())
 	}
 	board := make(map[string]float64, len(places))
-	for i, res := range b.q.sendReads(ctx, cmds...) {
+	for i, res := range b.q.s.sendReads(ctx, cmds...) {
 		scores, err := res.ToArray()
 		if err != nil {
 			return nil, b.q.fail(err, "", k.board)

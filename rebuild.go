@@ -50,7 +50,7 @@ func (q quiz) rebuild(ctx context.Context, snap repairSnapshot, step int) ([]Cor
 			n := snap.counts[p]
 			args = append(args, p, strconv.FormatInt(10*n, 10), strconv.FormatInt(orderPlace(n, snap.latest[p]), 10))
 		}
-		if err := run(ctx, q.client, script.RepairStage, stage, args).Error(); err != nil {
+		if err := run(ctx, q.s.client, script.RepairStage, stage, args).Error(); err != nil {
 			return nil, q.dropRebuild(ctx, token, q.fail(err, "", k.repairBoard))
 		}
 	}
@@ -64,7 +64,7 @@ func (q quiz) rebuild(ctx context.Context, snap repairSnapshot, step int) ([]Cor
 	}
 	after, most := snap.last.String(), strconv.Itoa(rebuildChunk)
 	for {
-		reply, err := run(ctx, q.client, script.RepairSwap, append(k.all(), stage...), []string{token, after, most}).AsStrSlice()
+		reply, err := run(ctx, q.s.client, script.RepairSwap, append(k.all(), stage...), []string{token, after, most}).AsStrSlice()
 		if err != nil {
 			return nil, q.dropRebuild(ctx, token, q.fail(err, "", k.board))
 		}
@@ -85,6 +85,6 @@ func (q quiz) rebuild(ctx context.Context, snap repairSnapshot, step int) ([]Cor
 func (q quiz) dropRebuild(ctx context.Context, token string, err error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 	defer cancel()
-	_ = run(ctx, q.client, script.RepairStage, []string{q.keys.repairBoard, q.keys.repairOrder}, []string{token, "drop"}).Error()
+	_ = run(ctx, q.s.client, script.RepairStage, []string{q.keys.repairBoard, q.keys.repairOrder}, []string{token, "drop"}).Error()
 	return err
 }

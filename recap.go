@@ -79,11 +79,11 @@ func (s *Store) Recap(ctx context.Context, quizID string) (Recap, error) {
 func (q quiz) recap(ctx context.Context, purpose string) (Recap, error) {
 	k := q.keys
 	mode := ""
-	if q.opts.ties == TiesByTime {
+	if q.s.opts.ties == TiesByTime {
 		mode = "time"
 	}
-	limit := strconv.Itoa(q.tune.recapLimit)
-	reply, err := run(ctx, q.client, script.Recap, k.all(), []string{purpose, mode, limit}).ToArray()
+	limit := strconv.Itoa(q.s.tune.recapLimit)
+	reply, err := run(ctx, q.s.client, script.Recap, k.all(), []string{purpose, mode, limit}).ToArray()
 	if err != nil {
 		return Recap{}, q.fail(err, "", k.meta)
 	}
@@ -227,7 +227,7 @@ func (q quiz) recapInParts(ctx context.Context) (Recap, error) {
 			r       Recap
 			changed bool
 		)
-		err := q.client.Dedicated(func(c rueidis.DedicatedClient) error {
+		err := q.s.client.Dedicated(func(c rueidis.DedicatedClient) error {
 			var err error
 			r, changed, err = q.readParts(ctx, c)
 			return err
@@ -340,7 +340,7 @@ func (q quiz) scanMembers(ctx context.Context, c rueidis.CommandClient, key stri
 	var members []string
 	seen := map[string]bool{}
 	err := q.scanPages(ctx, c, key, func(cursor uint64) rueidis.Completed {
-		return c.B().Sscan().Key(key).Cursor(cursor).Count(q.tune.pageSize).Build()
+		return c.B().Sscan().Key(key).Cursor(cursor).Count(q.s.tune.pageSize).Build()
 	}, func(page []string) error {
 		for _, m := range page {
 			if !seen[m] {
@@ -358,7 +358,7 @@ func (q quiz) scanMembers(ctx context.Context, c rueidis.CommandClient, key stri
 func (q quiz) scanSorted(ctx context.Context, c rueidis.CommandClient, key string) ([]rueidis.ZScore, error) {
 	scores := map[string]float64{}
 	err := q.scanPages(ctx, c, key, func(cursor uint64) rueidis.Completed {
-		return c.B().Zscan().Key(key).Cursor(cursor).Count(q.tune.pageSize).Build()
+		return c.B().Zscan().Key(key).Cursor(cursor).Count(q.s.tune.pageSize).Build()
 	}, func(flat []string) error {
 		for i := 0; i+1 < len(flat); i += 2 {
 			f, err := strconv.ParseFloat(flat[i+1], 64)

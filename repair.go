@@ -80,7 +80,7 @@ func (s *Store) repair(ctx context.Context, quizID string) ([]Correction, error)
 		if err != nil {
 			return nil, err
 		}
-		if len(snap.todo) <= max(1, min(q.tune.repairStep, repairChecks/n)) {
+		if len(snap.todo) <= max(1, min(q.s.tune.repairStep, repairChecks/n)) {
 			return q.correct(ctx, snap)
 		}
 		out, err := q.rebuild(ctx, snap, max(1, repairChecks/n))
@@ -108,7 +108,7 @@ func (q quiz) recount(ctx context.Context, mode string, participants []string, l
 	for _, p := range participants {
 		args = append(args, p, strconv.FormatInt(latest[p], 10))
 	}
-	flat, err := run(ctx, q.client, script.Repair, q.keys.every(), args).AsStrSlice()
+	flat, err := run(ctx, q.s.client, script.Repair, q.keys.every(), args).AsStrSlice()
 	if err != nil {
 		return nil, q.fail(err, "", q.keys.board)
 	}
@@ -132,7 +132,7 @@ type repairSnapshot struct {
 // repairSnapshot reads the quiz in pages and finds the participants whose
 // board entry or place in the order set is not what their answers make it.
 func (q quiz) repairSnapshot(ctx context.Context) (repairSnapshot, error) {
-	k, c := q.keys, q.client
+	k, c := q.keys, q.s.client
 	snap := repairSnapshot{counts: map[string]int64{}, scores: map[string]float64{}, latest: map[string]int64{}}
 	// An answer counted while SSCAN runs may be missed by it: every answer
 	// logged after since that the scan missed is counted from the log.
@@ -217,7 +217,7 @@ func (q quiz) repairSnapshot(ctx context.Context) (repairSnapshot, error) {
 // lastLogID returns the ID of the log's last entry, 0-0 when it has none.
 func (q quiz) lastLogID(ctx context.Context) (streamID, error) {
 	k := q.keys.log
-	entries, err := sendOne(ctx, q.client, q.client.B().Xrevrange().Key(k).End("+").Start("-").Count(1).Build()).AsXRange()
+	entries, err := sendOne(ctx, q.s.client, q.s.client.B().Xrevrange().Key(k).End("+").Start("-").Count(1).Build()).AsXRange()
 	if err != nil || len(entries) == 0 {
 		return streamID{}, q.fail(err, "", k)
 	}

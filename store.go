@@ -117,7 +117,7 @@ func (s *Store) Meta(quizID string) (*Meta, error) {
 // Store, the quiz's validated keys and their hash slot (the same for every
 // quiz on a server that is not a cluster).
 type quiz struct {
-	*Store
+	s    *Store
 	keys Keys
 	slot uint16
 }
@@ -127,7 +127,7 @@ func (s *Store) quiz(quizID string) (quiz, error) {
 	if err != nil {
 		return quiz{}, err
 	}
-	q := quiz{Store: s, keys: k}
+	q := quiz{s: s, keys: k}
 	if s.client.Mode() == rueidis.ClientModeCluster {
 		probe := s.client.B().Hlen().Key(k.meta).Build() // never sent: only its slot is read
 		q.slot = probe.Slot()
@@ -157,8 +157,8 @@ func (q quiz) errNotFound() error {
 // knows what a nil reply means.
 func (q quiz) read(ctx context.Context, cmds ...rueidis.Cacheable) ([]rueidis.RedisResult, error) {
 	all := make([]rueidis.Cacheable, 0, len(cmds)+1)
-	all = append(all, q.client.B().Hlen().Key(q.keys.meta).Cache())
-	res := q.sendReads(ctx, append(all, cmds...)...)
+	all = append(all, q.s.client.B().Hlen().Key(q.keys.meta).Cache())
+	res := q.s.sendReads(ctx, append(all, cmds...)...)
 	n, err := res[0].AsInt64()
 	if err != nil {
 		return nil, q.fail(err, "", q.keys.meta)
