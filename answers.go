@@ -147,7 +147,7 @@ func (b *Board) sendAnswers(ctx context.Context, answers []AnswerInput, sent []i
 		}
 		return out[sent[0]].Err
 	}
-	keys := b.q.keys.all()
+	keys := b.q.keys.quizKeys()
 	execs := make([]rueidis.LuaExec, 0, (len(sent)+maxChunk-1)/maxChunk)
 	for lo := 0; lo < len(sent); lo += maxChunk {
 		chunk := sent[lo:min(lo+maxChunk, len(sent))]

@@ -3,10 +3,11 @@ package kuis
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
+	"github.com/kuisboard/kuis/internal/wire"
 	"github.com/redis/rueidis"
 )
 
@@ -48,7 +49,7 @@ func (s *Store) Audit(ctx context.Context, quizID string) ([]Violation, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := auditor{q: q, found: []Violation{}, pairs: map[string]bool{}}
+	a := auditor{q: q, found: []Violation{}}
 	return a.run(ctx)
 }
 
@@ -56,7 +57,6 @@ func (s *Store) Audit(ctx context.Context, quizID string) ([]Violation, error) {
 type auditor struct {
 	q      quiz
 	found  []Violation
-	pairs  map[string]bool // the answers set's well-formed members
 	status string          // meta's status field as found ("" when missing)
 }
 
@@ -67,7 +67,7 @@ func (a *auditor) add(key, rule, format string, args ...any) {
 func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 	k, c := a.q.keys, a.q.s.client
 	want := map[string]string{k.meta: "hash", k.board: "zset", k.answers: "set", k.log: "stream", k.order: "zset"}
-	keys := k.all()
+	keys := k.quizKeys()
 	cmds := make([]rueidis.Completed, 0, 2*len(keys)+2)
 	for _, key := range keys {
 		cmds = append(cmds, c.B().Type().Key(key).Build(), c.B().Pttl().Key(key).Build())
@@ -110,62 +110,45 @@ func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 			leftovers = append(leftovers, key)
 		}
 	}
-	var questions int64 // unknown (0) unless meta decodes
+	usable := func(key string) bool { return types[key] == want[key] }
+	snap, err := a.q.readPages(ctx, c, parts{meta: usable(k.meta), board: usable(k.board), order: usable(k.order),
+		answers: usable(k.answers), log: usable(k.log)})
+	if err != nil {
+		return nil, err
+	}
 	switch types[k.meta] {
 	case "hash":
-		var err error
-		if questions, err = a.meta(ctx); err != nil {
-			return nil, err
-		}
+		a.meta(snap.fields)
 	case "none":
 		a.add(k.meta, "exists", "missing while other keys of the quiz exist")
 	}
-	var scores map[string]int64 // nil: the board is unusable, so answers are not compared with it
-	switch types[k.board] {
-	case "zset":
-		var err error
-		if scores, err = a.board(ctx); err != nil {
-			return nil, err
-		}
-	case "none":
-		scores = map[string]int64{}
+	if usable(k.board) {
+		a.board(snap.board)
 	}
-	counted := map[string]int64{} // no answers set: every score must be 0
-	switch types[k.answers] {
-	case "set":
-		var err error
-		if counted, err = a.answers(ctx, questions); err != nil {
-			return nil, err
-		}
-	case "none":
-	default:
+	if !usable(k.answers) && types[k.answers] != "none" {
 		return a.found, nil // an answers key of the wrong type: nothing to compare scores with
 	}
-	if scores != nil {
-		a.scores(scores, counted)
+	a.answers(&snap)
+	counted := snap.count(nil)
+	if usable(k.board) || types[k.board] == "none" {
+		a.scores(snap.board, counted.counts)
 	}
-	var latest map[string]int64 // nil: no usable log, so the order set's times are not checked
 	switch types[k.log] {
 	case "stream":
-		var err error
-		if latest, err = a.log(ctx); err != nil {
-			return nil, err
-		}
+		a.log(&snap, counted)
 	case "none":
-		if len(a.pairs) > 0 {
-			a.add(k.log, "exists", "missing while %d answers are counted: they have no time (written before the answer log)", len(a.pairs))
+		if len(counted.answers) > 0 {
+			a.add(k.log, "exists", "missing while %d answers are counted: they have no time (written before the answer log)", len(counted.answers))
 		}
 	}
 	switch types[k.order] {
 	case "zset":
-		if scores != nil {
-			if err := a.order(ctx, scores, counted, latest); err != nil {
-				return nil, err
-			}
+		if usable(k.board) || types[k.board] == "none" {
+			a.order(snap.order, snap.board, counted, usable(k.log))
 		}
 	case "none":
-		if len(scores) > 0 {
-			a.add(k.order, "exists", "missing while the board has %d members: TiesByTime reads name order until Repair", len(scores))
+		if len(snap.board) > 0 {
+			a.add(k.order, "exists", "missing while the board has %d members: TiesByTime reads name order until Repair", len(snap.board))
 		}
 	}
 	for _, key := range leftovers {
@@ -174,121 +157,17 @@ func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 	return a.found, nil
 }
 
-// log checks every entry against the answers set, and every counted answer
-// for an entry, and returns each participant's latest time.
-func (a *auditor) log(ctx context.Context) (map[string]int64, error) {
-	key := a.q.keys.log
-	latest := map[string]int64{}
-	logged := map[string]bool{}
-	finished := ""
-	first := true // the start entry must be the log's first
-	_, err := a.q.readLog(ctx, a.q.s.client, nil, func(e logEntry, err error) error {
-		defer func() { first = false }()
-		if finished != "" {
-			a.add(key, "log", "entry %s follows the finish entry %s", e.id, finished)
-		}
-		switch {
-		case err != nil:
-			a.add(key, "log", "%v", err)
-			return nil
-		case e.kind == entryFinish:
-			if finished == "" {
-				finished = e.id.String()
-			}
-			return nil
-		case e.kind == entryStart:
-			if !first {
-				a.add(key, "log", "start entry %s is not the log's first", e.id)
-			}
-			first = false
-			return nil
-		case e.kind == entryOther:
-			a.add(key, "log", "entry %s has no valid %s and %s", e.id, logParticipant, logQuestion)
-			return nil
-		}
-		pair := e.pair()
-		switch {
-		case logged[pair]:
-			a.add(key, "log", "entry %s logs answer %s a second time", e.id, quote(pair))
-			return nil
-		case !a.pairs[pair]:
-			a.add(key, "log", "entry %s logs answer %s, which the answers set does not hold", e.id, quote(pair))
-			return nil
-		}
-		// Only the first entry of a counted answer places its participant.
-		logged[pair] = true
-		latest[e.participant] = int64(e.id.ms)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	unlogged := make([]string, 0, len(a.pairs))
-	for pair := range a.pairs {
-		if !logged[pair] {
-			unlogged = append(unlogged, pair)
-		}
-	}
-	sort.Strings(unlogged)
-	for _, pair := range unlogged {
-		a.add(key, "log", "answer %s is counted but not logged", quote(pair))
-	}
-	if finished != "" && a.status == string(StatusRunning) {
-		a.add(key, "log", "finish entry %s while the status is %s", finished, StatusRunning)
-	}
-	return latest, nil
-}
-
-// order checks that the order set places exactly the board's members, each
-// by their counted answers and, when the log is usable, its latest time.
-func (a *auditor) order(ctx context.Context, scores, counted, latest map[string]int64) error {
-	key := a.q.keys.order
-	zs, err := a.q.scanSorted(ctx, a.q.s.client, key)
-	if err != nil {
-		return err
-	}
-	placed := make(map[string]bool, len(zs))
-	for _, z := range zs {
-		placed[z.Member] = true
-		n := counted[z.Member]
-		switch _, onBoard := scores[z.Member]; {
-		case !onBoard:
-			a.add(key, "order", "member %s is not on the board", quote(z.Member))
-		case latest != nil && z.Score != float64(orderPlace(n, latest[z.Member])):
-			a.add(key, "order", "member %s has score %.0f, want %d for %d answers, the latest at %d ms",
-				quote(z.Member), z.Score, orderPlace(n, latest[z.Member]), n, latest[z.Member])
-		case latest == nil && int64(z.Score)/orderUnit != min(n, 2047):
-			a.add(key, "order", "member %s is placed for %d answers, want %d", quote(z.Member), int64(z.Score)/orderUnit, n)
-		}
-	}
-	names := make([]string, 0, len(scores))
-	for p := range scores {
-		if !placed[p] {
-			names = append(names, p)
-		}
-	}
-	sort.Strings(names)
-	for _, p := range names {
-		a.add(key, "order", "board member %s has no place", quote(p))
-	}
-	return nil
-}
-
-// meta checks the hash's fields and returns jumlah_soal (0 if invalid).
-func (a *auditor) meta(ctx context.Context) (int64, error) {
+// meta checks the hash's fields one by one.
+func (a *auditor) meta(fields map[string]string) {
 	key := a.q.keys.meta
-	fields, err := sendOne(ctx, a.q.s.client, a.q.s.client.B().Hgetall().Key(key).Build()).AsStrMap()
-	if err != nil {
-		return 0, a.q.fail(err, "", key)
-	}
-	for _, f := range metaFields {
+	for _, f := range []string{wire.FieldTitle, wire.FieldQuestions, wire.FieldStatus} {
 		if _, ok := fields[f]; !ok {
 			a.add(key, "field", "field %s is missing", f)
 		}
 	}
 	var extra []string
 	for f := range fields {
-		if f != fieldTitle && f != fieldQuestions && f != fieldStatus {
+		if f != wire.FieldTitle && f != wire.FieldQuestions && f != wire.FieldStatus {
 			extra = append(extra, f)
 		}
 	}
@@ -296,92 +175,166 @@ func (a *auditor) meta(ctx context.Context) (int64, error) {
 	for _, f := range extra {
 		a.add(key, "field", "unexpected field %s", quote(f))
 	}
-	if t, ok := fields[fieldTitle]; ok && !validText(t, maxTitleLen) {
+	if t, ok := fields[wire.FieldTitle]; ok && !wire.Text(t, maxTitleLen) {
 		a.add(key, "judul", "judul %s is not 1 to %d bytes of UTF-8 without control characters", quote(t), maxTitleLen)
 	}
-	var questions int64
-	if s, ok := fields[fieldQuestions]; ok {
-		n, err := decodeQuestions(key, s)
-		if err != nil {
-			a.add(key, "jumlah_soal", "jumlah_soal is %s, want a positive integer", quote(s))
+	if s, ok := fields[wire.FieldQuestions]; ok {
+		if _, ok := wire.Questions(s); !ok {
+			a.add(key, "jumlah_soal", "jumlah_soal is %s, want a positive integer of at most %d", quote(s), wire.MaxQuestions)
 		}
-		questions = n
 	}
-	if s, ok := fields[fieldStatus]; ok {
+	if s, ok := fields[wire.FieldStatus]; ok {
 		a.status = s
-		if _, err := decodeStatus(key, s); err != nil {
+		if s != wire.Running && s != wire.Finished {
 			a.add(key, "status", "status is %s, want %q or %q", quote(s), StatusRunning, StatusFinished)
 		}
 	}
-	return questions, nil
 }
 
-// board checks every member and score and returns the scores.
-func (a *auditor) board(ctx context.Context) (map[string]int64, error) {
+// board checks every member and score.
+func (a *auditor) board(board []rueidis.ZScore) {
 	key := a.q.keys.board
-	zs, err := a.q.scanSorted(ctx, a.q.s.client, key)
-	if err != nil {
-		return nil, err
-	}
-	scores := make(map[string]int64, len(zs))
-	for _, z := range zs {
+	for _, z := range sortedByName(board) {
 		if problem := nameProblem(z.Member); problem != "" {
 			a.add(key, "member", "participant %s %s", quote(z.Member), problem)
 		}
-		if _, err := decodeScore(key, z.Member, z.Score); err != nil {
+		if _, ok := wire.Score(z.Score); !ok {
 			a.add(key, "score", "member %s has score %s, want a non-negative multiple of 10", quote(z.Member), number(z.Score))
 		}
-		scores[z.Member] = int64(z.Score)
 	}
-	return scores, nil
 }
 
-// answers checks every answer member and returns how many answers of each
-// participant are counted. questions is 0 when meta is unusable.
-func (a *auditor) answers(ctx context.Context, questions int64) (map[string]int64, error) {
+// sortedByName is zs in ascending byte order of members.
+func sortedByName(zs []rueidis.ZScore) []rueidis.ZScore {
+	out := slices.Clone(zs)
+	slices.SortFunc(out, func(a, b rueidis.ZScore) int { return strings.Compare(a.Member, b.Member) })
+	return out
+}
+
+// answers checks every member of the answers set: a pair of a question of
+// the quiz and a stored name.
+func (a *auditor) answers(s *snapshot) {
 	key := a.q.keys.answers
-	members, err := a.q.scanMembers(ctx, a.q.s.client, key)
-	if err != nil {
-		return nil, err
-	}
-	sort.Strings(members)
-	counted := map[string]int64{}
-	for _, m := range members {
-		q, participant, ok := strings.Cut(m, ":")
-		n, err := strconv.ParseInt(q, 10, 64)
-		switch {
-		case !ok || err != nil || n < 1 || strconv.FormatInt(n, 10) != q:
-			a.add(key, "answer", "member %s is not <question>:<participant>", quote(m))
+	for _, m := range s.members {
+		if _, _, ok := wire.ParsePair(m, s.questions()); ok {
 			continue
-		case !validText(participant, maxStoredName):
-			a.add(key, "answer", "member %s names an invalid participant", quote(m))
-			continue
-		case questions > 0 && n > questions:
-			a.add(key, "answer", "member %s answers question %d of %d", quote(m), n, questions)
 		}
-		counted[participant]++
-		a.pairs[m] = true
+		q, participant, _ := strings.Cut(m, ":")
+		n, valid := wire.Question(q, wire.MaxQuestions)
+		switch {
+		case !strings.Contains(m, ":") || !valid:
+			a.add(key, "answer", "member %s is not <question>:<participant>", quote(m))
+		case !wire.StoredName(participant):
+			a.add(key, "answer", "member %s names an invalid participant", quote(m))
+		default:
+			a.add(key, "answer", "member %s answers question %d of %d", quote(m), n, s.questions())
+		}
 	}
-	return counted, nil
 }
 
 // scores reports every participant, on the board or in the answers, whose
 // score is not 10 x their counted answers.
-func (a *auditor) scores(scores, counted map[string]int64) {
-	names := make([]string, 0, len(scores)+len(counted))
-	for p := range scores {
-		names = append(names, p)
+func (a *auditor) scores(board []rueidis.ZScore, counts map[string]int64) {
+	scores := make(map[string]int64, len(board))
+	names := make([]string, 0, len(board)+len(counts))
+	for _, z := range board {
+		scores[z.Member] = int64(z.Score)
+		names = append(names, z.Member)
 	}
-	for p := range counted {
+	for p := range counts {
 		if _, ok := scores[p]; !ok {
 			names = append(names, p)
 		}
 	}
 	sort.Strings(names)
 	for _, p := range names {
-		if got, want := scores[p], 10*counted[p]; got != want {
+		if got, want := scores[p], wire.Points*counts[p]; got != want {
 			a.add(a.q.keys.board, "score", "member %s has %d points for %d counted answers, want %d",
-				quote(p), got, counted[p], want)
+				quote(p), got, counts[p], want)
+		}
+	}
+}
+
+// log checks every entry against the answers set, and every counted answer
+// for an entry.
+func (a *auditor) log(s *snapshot, counted counting) {
+	key := a.q.keys.log
+	pairs := make(map[string]bool, len(s.members))
+	for _, m := range s.members {
+		pairs[m] = true
+	}
+	seen := map[string]bool{}
+	finished := ""
+	for i, e := range s.log {
+		if finished != "" {
+			a.add(key, "log", "entry %s follows the finish entry %s", e.ID, finished)
+		}
+		if e.ID.MS >= wire.PlaceUnit {
+			a.add(key, "log", "entry %s is at a time past what an order place holds: the quiz takes no answer after it", e.ID)
+		}
+		switch {
+		case e.err != nil:
+			a.add(key, "log", "%v", e.err)
+			continue
+		case e.Kind == wire.Finish:
+			if finished == "" {
+				finished = e.ID.String()
+			}
+			continue
+		case e.Kind == wire.Start:
+			if i > 0 {
+				a.add(key, "log", "start entry %s is not the log's first", e.ID)
+			}
+			continue
+		case e.Kind == wire.Other:
+			a.add(key, "log", "entry %s has no valid %s and %s", e.ID, wire.LogParticipant, wire.LogQuestion)
+			continue
+		}
+		pair := e.Pair()
+		switch {
+		case seen[pair]:
+			a.add(key, "log", "entry %s logs answer %s a second time", e.ID, quote(pair))
+		case !pairs[pair]:
+			a.add(key, "log", "entry %s logs answer %s, which the answers set does not hold", e.ID, quote(pair))
+		}
+		seen[pair] = true
+	}
+	for _, r := range counted.answers {
+		if pair := wire.Pair(r.Question, r.Participant); !counted.logged[pair] {
+			a.add(key, "log", "answer %s is counted but not logged", quote(pair))
+		}
+	}
+	if finished != "" && a.status == string(StatusRunning) {
+		a.add(key, "log", "finish entry %s while the status is %s", finished, StatusRunning)
+	}
+}
+
+// order checks that the order set places exactly the board's members, each
+// by their counted answers and, when the log is usable, the time of the
+// latest (the counting's rule).
+func (a *auditor) order(order, board []rueidis.ZScore, counted counting, timed bool) {
+	key := a.q.keys.order
+	scores := scoreMap(board)
+	placed := make(map[string]bool, len(order))
+	for _, z := range sortedByName(order) {
+		placed[z.Member] = true
+		n := counted.counts[z.Member]
+		count, isPlace := wire.PlaceCount(z.Score)
+		switch _, onBoard := scores[z.Member]; {
+		case !onBoard:
+			a.add(key, "order", "member %s is not on the board", quote(z.Member))
+		case timed && z.Score != float64(counted.place(z.Member)):
+			a.add(key, "order", "member %s has score %s, want %d for %d answers, the latest at %d ms",
+				quote(z.Member), number(z.Score), counted.place(z.Member), n, counted.latest[z.Member])
+		case !timed && !isPlace:
+			a.add(key, "order", "member %s has score %s, which is no place", quote(z.Member), number(z.Score))
+		case !timed && count != n:
+			a.add(key, "order", "member %s is placed for %d answers, want %d", quote(z.Member), count, n)
+		}
+	}
+	for _, z := range sortedByName(board) {
+		if !placed[z.Member] {
+			a.add(key, "order", "board member %s has no place", quote(z.Member))
 		}
 	}
 }

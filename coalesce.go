@@ -198,7 +198,7 @@ func runChunk(ctx context.Context, client rueidis.CommandClient, chunk []*pendin
 		if !ok {
 			n = strconv.Itoa(len(number) + 1)
 			number[p.keys.meta] = n
-			keys = append(keys, p.keys.all()...)
+			keys = append(keys, p.keys.quizKeys()...)
 		}
 		args = append(args, n, p.participant, p.question)
 	}

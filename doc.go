@@ -45,8 +45,8 @@
 //	| read all meta | Meta.Get | HGETALL | O(1) |
 //	| read the status | Meta.Status | HGETALL | O(1) |
 //	| finish the quiz | Meta.Finish | finish.lua (HMGET, EXISTS, XLEN, SCARD, XADD, HSET) | O(1) |
-//	| record a correct answer | Board.RecordAnswer | record_answer.lua (HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, SADD, ZADD) | O(log N) |
-//	| record many answers | Board.RecordAnswers | record_answer.lua (HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, SADD, ZADD) | O(log N) each |
+//	| record a correct answer | Board.RecordAnswer | record_answer.lua (TIME, HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, XREVRANGE, SADD, ZADD) | O(log N) |
+//	| record many answers | Board.RecordAnswers | record_answer.lua (TIME, HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, XREVRANGE, SADD, ZADD) | O(log N) each |
 //	| read the whole board | Board.Standings | HLEN, ZCARD, ZRANGE, ZMSCORE; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(log N + M) |
 //	| read a page of the board | Board.Page | HLEN, ZCARD, ZRANGE, ZMSCORE, ZCOUNT; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(log N + M) |
 //	| read one's neighbours | Board.Around | ZREVRANK, HLEN, ZCARD, ZRANGE, ZMSCORE, ZCOUNT; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(log N + M) |
@@ -54,12 +54,12 @@
 //	| count the participants | Board.Len | HLEN, ZCARD | O(1) |
 //	| show the quiz's progress | Board.Summary | HGETALL, ZCARD, SCARD | O(1) |
 //	| list one's correct answers | Board.Answered | HGETALL, SMISMEMBER | O(jumlah_soal) |
-//	| follow the feed | Board.Events | HGETALL, XREVRANGE, XREAD | O(1) + O(M) per read |
-//	| follow the top of the board | Board.Live | HGETALL, XREVRANGE, HLEN, ZCARD, ZRANGE, ZMSCORE; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(1) + O(log N + M) per change |
+//	| follow the feed | Board.Events | HGETALL, XRANGE, XREVRANGE, XREAD | O(1) + O(M) per read |
+//	| follow the top of the board | Board.Live | HGETALL, XRANGE, XREVRANGE, HLEN, ZCARD, ZRANGE, ZMSCORE; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(1) + O(log N + M) per change |
 //	| recap the grades | Store.Recap | WATCH, HGETALL, ZCARD, ZSCAN, SSCAN, XRANGE, MULTI, EXEC, UNWATCH; recap.lua (HGETALL, ZCARD, SCARD, XLEN, ZRANGE, SMEMBERS, XRANGE) | O(N) |
 //	| audit the keys | Store.Audit | TYPE, PTTL, EXISTS, HGETALL, ZSCAN, SSCAN, XRANGE | O(N) |
-//	| repair the board | Store.Repair | HGETALL, XREVRANGE, SSCAN, ZSCAN, XRANGE; repair.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, XRANGE, SISMEMBER, ZSCORE, ZADD, ZREM, UNLINK); repair_stage.lua (UNLINK, ZADD, ZSCORE); repair_swap.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, ZSCORE, XRANGE, SISMEMBER, ZADD, ZREM, UNLINK, RENAME) | O(N) |
-//	| archive and purge a quiz | Store.PurgeQuiz | WATCH, HGETALL, ZCARD, ZSCAN, SSCAN, XRANGE, MULTI, EXEC, UNWATCH; recap.lua (HGETALL, ZCARD, SCARD, XLEN, ZRANGE, SMEMBERS, XRANGE); purge_quiz.lua (UNLINK, HMGET, EXISTS) | O(N) |
+//	| repair the board | Store.Repair | HGETALL, XRANGE, XREVRANGE, ZSCAN, SSCAN; repair.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, XRANGE, SISMEMBER, ZSCORE, ZADD, ZREM, UNLINK); repair_stage.lua (UNLINK, ZADD, ZSCORE); repair_swap.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, ZSCORE, XRANGE, SISMEMBER, ZADD, ZREM, UNLINK, RENAME) | O(N) |
+//	| archive and purge a quiz | Store.PurgeQuiz | WATCH, HGETALL, ZCARD, ZSCAN, SSCAN, XRANGE, MULTI, EXEC, UNWATCH; recap.lua (HGETALL, ZCARD, SCARD, XLEN, ZRANGE, SMEMBERS, XRANGE); purge_quiz.lua (UNLINK, HMGET, EXISTS, XRANGE) | O(N) |
 //	| purge the namespace | Store.Purge | SCAN, UNLINK, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //	| list the quizzes | Store.Quizzes | SCAN, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //

@@ -5,10 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/kuisboard/kuis/internal/wire"
 	"github.com/redis/rueidis"
 )
 
@@ -52,6 +51,11 @@ var (
 	ErrQuizRunning = errors.New("kuis: quiz is still running")
 	// ErrNotOnBoard: the participant has no score on the board yet (the quiz exists).
 	ErrNotOnBoard = errors.New("kuis: participant not on the board")
+	// ErrQuizChanged: PurgeQuiz found, when it came to delete, that the
+	// quiz it recapped and archived was purged and another created under its
+	// ID meanwhile; nothing was deleted, and the new quiz's grades are not in
+	// the archive.
+	ErrQuizChanged = errors.New("kuis: quiz changed since its recap")
 	// ErrNoArchive: PurgeQuiz was given a nil archive function.
 	ErrNoArchive = errors.New("kuis: no archive function")
 	// ErrCorrupt: a key of the quiz breaks the contract (wrong type, unknown
@@ -83,6 +87,7 @@ var scriptCodes = map[string]error{
 	"KUIS_CORRUPT":   ErrCorrupt,
 	"KUIS_FORBIDDEN": ErrForbidden,
 	"KUIS_BUSY":      ErrBusy,
+	"KUIS_CHANGED":   ErrQuizChanged,
 	// A server reply that means the same as ours.
 	"NOPERM": ErrForbidden,
 }
@@ -149,18 +154,6 @@ func about(quizID, participant string) string {
 	return "quiz " + quote(quizID) + ", participant " + quote(participant)
 }
 
-// maxQuoted is how many bytes of a caller's string an error message shows.
-const maxQuoted = 64
-
-// quote is s as error messages show it: Go-quoted, cut to its first 64 bytes
-// (at a rune boundary) with an ellipsis, so a 10 KB input stays one short line.
-func quote(s string) string {
-	if len(s) <= maxQuoted {
-		return strconv.Quote(s)
-	}
-	cut := maxQuoted
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + "…"
-}
+// quote is s as error messages show it: Go-quoted, cut to its first 64
+// bytes (at a rune boundary) with an ellipsis.
+func quote(s string) string { return wire.Quote(s) }

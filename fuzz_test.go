@@ -25,6 +25,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis/internal/redistest"
+	"github.com/kuisboard/kuis/internal/wire"
 	"github.com/redis/rueidis"
 	"golang.org/x/text/unicode/norm"
 )
@@ -111,41 +112,6 @@ func FuzzQuizKeys(f *testing.F) {
 	})
 }
 
-// FuzzQuote: quote, which every error message uses to show a caller's
-// string, is one line of valid UTF-8 whatever the input, and unquotes to a
-// prefix of it: all of it up to 64 bytes, else at most 64 bytes cut at a
-// rune boundary (for valid UTF-8, at most 3 bytes short) followed by "…".
-// Printable input therefore stays within 64 + 2 quotes + "…" = 69 bytes.
-func FuzzQuote(f *testing.F) {
-	f.Add("Ali")
-	f.Add(strings.Repeat("é", 40))
-	f.Fuzz(func(t *testing.T, s string) {
-		q := quote(s)
-		oneLine(t, q, 2+4*maxQuoted+len("…")) // an escaped byte takes at most 4
-		body, cut := strings.CutSuffix(q, "…")
-		prefix, err := strconv.Unquote(body)
-		if err != nil || !strings.HasPrefix(s, prefix) || len(prefix) > maxQuoted || cut != (len(s) > maxQuoted) {
-			t.Fatalf("quote(%q) = %s: not a quoted prefix of at most %d bytes, cut %v", s, q, maxQuoted, cut)
-		}
-		if !cut {
-			if prefix != s {
-				t.Fatalf("quote(%q) = %s, want the whole string", s, q)
-			}
-			return
-		}
-		if !utf8.RuneStart(s[len(prefix)]) && len(prefix) > 0 {
-			t.Fatalf("quote(%q) = %s cuts inside a rune", s, q)
-		}
-		if utf8.ValidString(s) && len(prefix) < maxQuoted-3 {
-			t.Fatalf("quote(%q) = %s keeps %d bytes, want at least %d", s, q, len(prefix), maxQuoted-3)
-		}
-		if printable := strings.IndexFunc(s, func(r rune) bool { return !strconv.IsPrint(r) || r == '"' || r == '\\' }) < 0; printable &&
-			utf8.ValidString(s) && len(q) > maxQuoted+2+len("…") {
-			t.Fatalf("quote of printable input is %d bytes: %s", len(q), q)
-		}
-	})
-}
-
 // FuzzParticipant: a name and question are accepted exactly when the name
 // keeps CleanParticipant's rule (checked here by its own reading of the
 // documented rule) and the question is at least 1; CleanParticipant of a
@@ -213,46 +179,65 @@ func FuzzParticipant(f *testing.F) {
 	})
 }
 
-// FuzzDecodeInfo: decodeInfo never panics on any hash; it returns an Info
+// FuzzDecodeInfo: decodeMeta never panics on any hash; it returns an Info
 // whose contract fields re-encode to exactly the hash's, or ErrCorrupt alone
-// (an empty hash too: the caller tells a missing key apart) in one short line
-// that names the key.
+// in one short line that names the key and field, or, for an empty hash,
+// ErrQuizNotFound.
 func FuzzDecodeInfo(f *testing.F) {
 	f.Add(uint8(7), "Kuis Matematika Kelas 8", "3", "berjalan", "", "")
+	_, client := redistest.Miniredis(f)
+	store, err := New(client, WithNamespace("ns"))
+	if err != nil {
+		f.Fatal(err)
+	}
+	q, err := store.quiz("q")
+	if err != nil {
+		f.Fatal(err)
+	}
+	contract := []string{wire.FieldTitle, wire.FieldQuestions, wire.FieldStatus}
 	f.Fuzz(func(t *testing.T, present uint8, title, questions, status, extraField, extraValue string) {
 		fields := map[string]string{}
-		for i, kv := range [][2]string{{fieldTitle, title}, {fieldQuestions, questions}, {fieldStatus, status}} {
+		for i, v := range []string{title, questions, status} {
 			if present&(1<<i) != 0 {
-				fields[kv[0]] = kv[1]
+				fields[contract[i]] = v
 			}
 		}
 		if present&8 != 0 {
 			fields[extraField] = extraValue // may overwrite a contract field, as a raw HSET could
 		}
-		info, err := decodeInfo("ns:meta:q", fields)
+		info, err := q.decodeMeta(fields, nil, needAll)
+		if len(fields) == 0 {
+			if !slices.Equal(matched(err), []error{ErrQuizNotFound}) {
+				t.Fatalf("decodeMeta of an empty hash: %v, want ErrQuizNotFound", err)
+			}
+			return
+		}
 		if err != nil {
 			if !slices.Equal(matched(err), []error{ErrCorrupt}) || !strings.Contains(err.Error(), "ns:meta:q: field ") {
-				t.Fatalf("decodeInfo(%q): %v, want ErrCorrupt naming the key and field", fields, err)
+				t.Fatalf("decodeMeta(%q): %v, want ErrCorrupt naming the key and field", fields, err)
 			}
 			oneLine(t, err.Error(), maxErrLen)
 			return
 		}
-		got := map[string]string{fieldTitle: info.Title, fieldQuestions: strconv.FormatInt(info.Questions, 10), fieldStatus: string(info.Status)}
+		got := map[string]string{wire.FieldTitle: info.Title, wire.FieldQuestions: strconv.FormatInt(info.Questions, 10),
+			wire.FieldStatus: string(info.Status)}
 		want := map[string]string{}
-		for _, f := range metaFields {
+		for _, f := range contract {
 			want[f] = fields[f]
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Fatalf("re-encoded Info (-hash +Info):\n%s", diff)
 		}
-		if info.Questions < 1 || len(fields[fieldQuestions]) > 15 || (info.Status != StatusRunning && info.Status != StatusFinished) {
-			t.Fatalf("decodeInfo accepted %+v", info)
+		if info.Questions < 1 || info.Questions > wire.MaxQuestions || (info.Status != StatusRunning && info.Status != StatusFinished) {
+			t.Fatalf("decodeMeta accepted %+v", info)
 		}
 	})
 }
 
-// FuzzDecodeQuestions: Go (decodeQuestions, behind Meta.Get) and the Lua gate
-// of the write scripts accept the same jumlah_soal values. A raw meta hash
+// FuzzDecodeQuestions: Go (wire.Questions, behind Meta.Get) and the Lua
+// prelude's metaState, behind the record script, accept the same jumlah_soal
+// values: a positive decimal integer of at most 1000, without sign or
+// leading zeros. A raw meta hash
 // with the fuzzed jumlah_soal is read with Meta.Get and answered with
 // RecordAnswer(question 1): both succeed or both are ErrCorrupt.
 func FuzzDecodeQuestions(f *testing.F) {
@@ -264,24 +249,25 @@ func FuzzDecodeQuestions(f *testing.F) {
 	}
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, s string) {
-		n, decodeErr := decodeQuestions("k", s)
-		if decodeErr == nil && (n < 1 || len(s) > 15 || strconv.FormatInt(n, 10) != s) {
-			t.Fatalf("decodeQuestions(%q) accepted %d", s, n)
+		n, ok := wire.Questions(s)
+		if ok && (n < 1 || n > 1000 || strconv.Itoa(n) != s) {
+			t.Fatalf("wire.Questions(%q) accepted %d", s, n)
 		}
-		if decodeErr != nil && !slices.Equal(matched(decodeErr), []error{ErrCorrupt}) {
-			t.Fatalf("decodeQuestions(%q): %v, want ErrCorrupt", s, decodeErr)
+		var decodeErr error
+		if !ok {
+			decodeErr = ErrCorrupt
 		}
 		k, _ := store.Keys("q")
 		defer client.Do(ctx, client.B().Del().Key(k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order()).Build())
 		client.Do(ctx, client.B().Hset().Key(k.Meta()).FieldValue().
-			FieldValue(fieldTitle, "Kuis").FieldValue(fieldQuestions, s).FieldValue(fieldStatus, "berjalan").Build())
+			FieldValue(wire.FieldTitle, "Kuis").FieldValue(wire.FieldQuestions, s).FieldValue(wire.FieldStatus, "berjalan").Build())
 		m, _ := store.Meta("q")
 		b, _ := store.Board("q")
 		_, getErr := m.Get(ctx)
 		_, recordErr := b.RecordAnswer(ctx, "Ali", 1)
 		if (getErr == nil) != (decodeErr == nil) || (recordErr == nil) != (decodeErr == nil) ||
 			(recordErr != nil && !errors.Is(recordErr, ErrCorrupt)) {
-			t.Fatalf("jumlah_soal %q: decodeQuestions %v, Meta.Get %v, RecordAnswer %v; want all nil or all ErrCorrupt",
+			t.Fatalf("jumlah_soal %q: wire.Questions %v, Meta.Get %v, RecordAnswer %v; want all nil or all ErrCorrupt",
 				s, decodeErr, getErr, recordErr)
 		}
 	})

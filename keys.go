@@ -83,12 +83,13 @@ func (k Keys) RepairBoard() string { return k.repairBoard }
 // "kuis:urutan-baru:kuis-01".
 func (k Keys) RepairOrder() string { return k.repairOrder }
 
-// every lists the keys the scripts take (all) and then the repair keys:
-// everything PurgeQuiz deletes.
-func (k Keys) every() []string { return append(k.all(), k.repairBoard, k.repairOrder) }
+// quizKeys lists the five keys of the quiz, meta first, in the order the
+// scripts take them: meta, board, answers, log, order.
+func (k Keys) quizKeys() []string { return []string{k.meta, k.board, k.answers, k.log, k.order} }
 
-// all lists every key of the quiz, in the order the scripts take them.
-func (k Keys) all() []string { return []string{k.meta, k.board, k.answers, k.log, k.order} }
+// withRepair lists quizKeys and then the repair keys: everything PurgeQuiz
+// deletes.
+func (k Keys) withRepair() []string { return append(k.quizKeys(), k.repairBoard, k.repairOrder) }
 
 // CourseKeys are the key names of one course board, beside the quizzes and
 // never inside them. The zero value holds no keys.

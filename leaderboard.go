@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/kuisboard/kuis/internal/script"
+	"github.com/kuisboard/kuis/internal/wire"
 	"github.com/redis/rueidis"
 )
 
@@ -173,7 +174,7 @@ func (b *Board) cachedStanding(ctx context.Context, participant string) (Standin
 	}
 	at := res[5]
 	if r.byTime {
-		if place, err := res[3].AsFloat64(); err != nil || !agrees(place, score) {
+		if place, err := res[3].AsFloat64(); err != nil || !wire.Agrees(place, score) {
 			return b.scriptStanding(ctx, participant)
 		}
 		at = res[4]
@@ -281,20 +282,15 @@ func (b *Board) memberError(err error, participant string) error {
 	return b.q.fail(err, participant, b.q.keys.board)
 }
 
-// maxScore is the largest sound score: the largest multiple of 10 that a
-// float64 (and so Lua and a sorted set) holds exactly, 2^53 - 2. prelude.lua's
-// sound applies the same bound, and RecordAnswer refuses an answer that would
-// raise a score past it.
-const maxScore = 1<<53 - 2
-
 // decodeScore accepts a board score only if it is sound: a non-negative
-// multiple of 10 of at most maxScore.
+// multiple of 10 of at most 2^53 - 2 (wire.Score).
 func decodeScore(key, member string, f float64) (int64, error) {
-	if math.IsNaN(f) || f < 0 || f > maxScore || f != math.Trunc(f) || int64(f)%10 != 0 {
+	score, ok := wire.Score(f)
+	if !ok {
 		return 0, corrupt(key, "member %s has score %s, want a non-negative multiple of 10 of at most %d",
-			quote(member), number(f), int64(maxScore))
+			quote(member), number(f), int64(wire.MaxScore))
 	}
-	return int64(f), nil
+	return score, nil
 }
 
 // number prints a score for a message: whole numbers in full

@@ -161,10 +161,10 @@ func TestFeedsRefuseBeforeTheyBlock(t *testing.T) {
 		want  error
 		sends []string
 	}{
-		{"Events of a missing quiz", events(board(missing), ""), kuis.ErrQuizNotFound, []string{"HGETALL", "XREVRANGE"}},
-		{"Events resuming on a missing quiz", events(board(missing), "1-0"), kuis.ErrQuizNotFound, []string{"HGETALL", "XREVRANGE"}},
+		{"Events of a missing quiz", events(board(missing), ""), kuis.ErrQuizNotFound, []string{"HGETALL", "XRANGE", "XREVRANGE"}},
+		{"Events resuming on a missing quiz", events(board(missing), "1-0"), kuis.ErrQuizNotFound, []string{"HGETALL", "XRANGE", "XREVRANGE"}},
 		{"Events after a malformed ID", events(board(running), "1-x"), kuis.ErrInvalidRange, nil},
-		{"Live of a missing quiz", live(board(missing), 10, time.Second), kuis.ErrQuizNotFound, []string{"HGETALL", "XREVRANGE"}},
+		{"Live of a missing quiz", live(board(missing), 10, time.Second), kuis.ErrQuizNotFound, []string{"HGETALL", "XRANGE", "XREVRANGE"}},
 		{"Live of top 0", live(board(running), 0, time.Second), kuis.ErrInvalidRange, nil},
 	}
 	for _, c := range cases {

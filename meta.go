@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/kuisboard/kuis/internal/script"
+	"github.com/kuisboard/kuis/internal/wire"
 )
 
 // Status is the meta hash's status field: it decides whether the quiz still
@@ -13,14 +14,14 @@ type Status string
 
 // The two statuses the contract allows.
 const (
-	StatusRunning  Status = "berjalan" // answers are recorded
-	StatusFinished Status = "selesai"  // answers are refused; the quiz may be recapped and purged
+	StatusRunning  Status = wire.Running  // answers are recorded
+	StatusFinished Status = wire.Finished // answers are refused; the quiz may be recapped and purged
 )
 
 // Info is the decoded meta hash of a quiz.
 type Info struct {
 	Title     string `json:"title"`     // judul
-	Questions int64  `json:"questions"` // jumlah_soal, a positive integer of at most 15 digits (Create writes 1 to 1000)
+	Questions int64  `json:"questions"` // jumlah_soal, 1 to 1000
 	Status    Status `json:"status"`    // status
 }
 
@@ -41,7 +42,7 @@ func (m *Meta) Create(ctx context.Context, title string, questions int) error {
 	if err := m.q.checkMeta(title, questions); err != nil {
 		return err
 	}
-	err := run(ctx, m.q.s.client, script.Create, m.q.keys.all(), []string{title, strconv.Itoa(questions)}).Error()
+	err := run(ctx, m.q.s.client, script.Create, m.q.keys.quizKeys(), []string{title, strconv.Itoa(questions)}).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
 }
 
@@ -49,13 +50,9 @@ func (m *Meta) Create(ctx context.Context, title string, questions int) error {
 // are ignored here (Audit reports them). With WithClientCache it may be served
 // from the cache. Errors: ErrQuizNotFound (no meta), ErrCorrupt (naming the
 // field: a key of the wrong type, a missing field, an unknown status or a
-// jumlah_soal that is not a positive integer), ErrForbidden.
+// jumlah_soal that is not an integer of 1 to 1000), ErrForbidden.
 func (m *Meta) Get(ctx context.Context) (Info, error) {
-	fields, err := m.fields(ctx)
-	if err != nil {
-		return Info{}, err
-	}
-	return decodeInfo(m.q.keys.meta, fields)
+	return m.read(ctx, needAll)
 }
 
 // Status reads the quiz's status, O(1), from the whole hash, so that a
@@ -64,28 +61,14 @@ func (m *Meta) Get(ctx context.Context) (Info, error) {
 // served from the cache. Errors: ErrQuizNotFound, ErrCorrupt (a key of the
 // wrong type, a missing or unknown status), ErrForbidden.
 func (m *Meta) Status(ctx context.Context) (Status, error) {
-	fields, err := m.fields(ctx)
-	if err != nil {
-		return "", err
-	}
-	s, ok := fields[fieldStatus]
-	if !ok {
-		return "", corrupt(m.q.keys.meta, "field status is missing")
-	}
-	return decodeStatus(m.q.keys.meta, s)
+	info, err := m.read(ctx, needStatus)
+	return info.Status, err
 }
 
-// fields reads the meta hash, refusing a missing one.
-func (m *Meta) fields(ctx context.Context) (map[string]string, error) {
-	k := m.q.keys.meta
-	fields, err := m.q.s.sendReads(ctx, m.q.s.client.B().Hgetall().Key(k).Cache())[0].AsStrMap()
-	if err != nil {
-		return nil, m.q.fail(err, "", k)
-	}
-	if len(fields) == 0 {
-		return nil, m.q.errNotFound()
-	}
-	return fields, nil
+// read reads the meta hash and decodes what is needed.
+func (m *Meta) read(ctx context.Context, need metaNeeds) (Info, error) {
+	fields, err := m.q.s.sendReads(ctx, m.q.s.client.B().Hgetall().Key(m.q.keys.meta).Cache())[0].AsStrMap()
+	return m.q.decodeMeta(fields, err, need)
 }
 
 // Finish sets the status to selesai and appends the finish entry (the single
@@ -104,58 +87,58 @@ func (m *Meta) Finish(ctx context.Context) error {
 	return m.q.fail(err, "", m.q.keys.meta)
 }
 
-// Meta hash field names, as the contract spells them.
+// The meta fields a reader needs decoded.
+type metaNeeds int
+
 const (
-	fieldTitle     = "judul"
-	fieldQuestions = "jumlah_soal"
-	fieldStatus    = "status"
+	needStatus    metaNeeds = 1 << iota // the status: every reader
+	needQuestions                       // jumlah_soal: whoever checks question numbers
+	needTitle                           // judul: whoever returns it
+	needAll       = needStatus | needQuestions | needTitle
 )
 
-// metaFields lists the contract's meta fields in the contract's order.
-var metaFields = []string{fieldTitle, fieldQuestions, fieldStatus}
-
-// decodeInfo reads a meta hash strictly: every contract field present and well
-// formed, or ErrCorrupt naming the key and field. Extra fields are ignored
-// (Audit reports them). The caller tells an empty hash (a missing key) apart.
-func decodeInfo(key string, fields map[string]string) (Info, error) {
-	for _, f := range metaFields {
-		if _, ok := fields[f]; !ok {
-			return Info{}, corrupt(key, "field %s is missing", f)
+// decodeMeta is the one decode of the quiz's meta hash, from HGETALL's
+// reply (or a script's copy of it) and its error: every field in need
+// present and well formed, or ErrCorrupt naming the key and field (the
+// fields not needed are left zero when they do not decode); an empty hash is
+// a quiz that does not exist (ErrQuizNotFound). Extra fields are ignored
+// (Audit reports them).
+func (q quiz) decodeMeta(fields map[string]string, err error, need metaNeeds) (Info, error) {
+	key := q.keys.meta
+	switch {
+	case err != nil:
+		return Info{}, q.fail(err, "", key)
+	case len(fields) == 0:
+		return Info{}, q.errNotFound()
+	}
+	var info Info
+	var problems [3]error
+	title, ok := fields[wire.FieldTitle]
+	if info.Title = title; !ok {
+		problems[0] = corrupt(key, "field %s is missing", wire.FieldTitle)
+	}
+	switch s, ok := fields[wire.FieldQuestions]; {
+	case !ok:
+		problems[1] = corrupt(key, "field %s is missing", wire.FieldQuestions)
+	default:
+		n, ok := wire.Questions(s)
+		if !ok {
+			problems[1] = corrupt(key, "field jumlah_soal is %s, want a positive integer of at most %d", quote(s), wire.MaxQuestions)
+		}
+		info.Questions = int64(n)
+	}
+	switch s, ok := fields[wire.FieldStatus]; {
+	case !ok:
+		problems[2] = corrupt(key, "field %s is missing", wire.FieldStatus)
+	case s != wire.Running && s != wire.Finished:
+		problems[2] = corrupt(key, "field status is %s, want %q or %q", quote(s), StatusRunning, StatusFinished)
+	default:
+		info.Status = Status(s)
+	}
+	for i, n := range []metaNeeds{needTitle, needQuestions, needStatus} {
+		if need&n != 0 && problems[i] != nil {
+			return Info{}, problems[i]
 		}
 	}
-	status, err := decodeStatus(key, fields[fieldStatus])
-	if err != nil {
-		return Info{}, err
-	}
-	questions, err := decodeQuestions(key, fields[fieldQuestions])
-	if err != nil {
-		return Info{}, err
-	}
-	return Info{Title: fields[fieldTitle], Questions: questions, Status: status}, nil
-}
-
-func decodeStatus(key, s string) (Status, error) {
-	switch st := Status(s); st {
-	case StatusRunning, StatusFinished:
-		return st, nil
-	default:
-		return "", corrupt(key, "field status is %s, want %q or %q", quote(s), StatusRunning, StatusFinished)
-	}
-}
-
-// maxQuestionsDigits bounds jumlah_soal's length so that the Lua gate (whose
-// numbers are float64) and Go read the same values: 15 digits stay exact.
-const maxQuestionsDigits = 15
-
-// decodeQuestions accepts a positive decimal integer of at most 15 digits
-// without sign or leading zeros, the only form Create writes (prelude.lua's
-// questions applies the same rule).
-// It parses to int64 on every platform: a 32-bit int would refuse counts
-// of 10 or more digits that the gate accepts.
-func decodeQuestions(key, s string) (int64, error) {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 1 || len(s) > maxQuestionsDigits || strconv.FormatInt(n, 10) != s {
-		return 0, corrupt(key, "field jumlah_soal is %s, want a positive integer", quote(s))
-	}
-	return n, nil
+	return info, nil
 }

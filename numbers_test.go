@@ -61,29 +61,47 @@ func TestRecapRefusesNamesThatJSONWouldChange(t *testing.T) {
 	}
 }
 
-// TestQuestionCountOf15Digits: a jumlah_soal of up to 15 digits passes the
-// server's gate, so Get, Recap and Audit read it whole on every platform;
-// CI also runs this test built with GOARCH=386, where an int has 32 bits.
-func TestQuestionCountOf15Digits(t *testing.T) {
-	e := newEnv(t)
-	for _, count := range []string{"2147483648", "999999999999999"} {
+// TestQuestionCountAboveCreatesLimitIsCorrupt: a jumlah_soal above the
+// 1,000 Create writes (set by hand) is corrupt for every path that reads it:
+// RecordAnswer refuses and writes nothing, so no count of answers can pass
+// what an order place holds (with 3,000 questions, 2,048 answers used to be
+// placed below 2,047 by TiesByTime); Get, Summary, Answered, Recap, Repair
+// and the feed answer ErrCorrupt naming jumlah_soal, and Audit reports it.
+func TestQuestionCountAboveCreatesLimitIsCorrupt(t *testing.T) {
+	e := newEnv(t, kuis.WithTies(kuis.TiesByTime))
+	for _, count := range []string{"1001", "3000", "999999999999999"} {
 		t.Run(count, func(t *testing.T) {
 			id, m, b := e.running(3)
-			e.mustRaw("HSET", e.keys(id).Meta(), "jumlah_soal", count)
 			if _, err := b.RecordAnswer(e.ctx, "Ali", 1); err != nil {
 				t.Fatal(err)
 			}
-			info, err := m.Get(e.ctx)
-			if err != nil || fmt.Sprint(info.Questions) != count {
-				t.Errorf("Get = %+v, %v; want %s questions", info, err, count)
+			k := e.keys(id)
+			e.mustRaw("HSET", k.Meta(), "jumlah_soal", count)
+			before := e.dump(fiveKeys(k)...)
+			const want = "jumlah_soal is "
+			calls := map[string]error{
+				"RecordAnswer": errOf(b.RecordAnswer(e.ctx, "Budi", 2)),
+				"Get":          errOf(m.Get(e.ctx)),
+				"Summary":      errOf(b.Summary(e.ctx)),
+				"Answered":     errOf(b.Answered(e.ctx, "Ali")),
+				"Recap":        errOf(e.store.Recap(e.ctx, id)),
+				"Repair":       errOf(e.store.Repair(e.ctx, id)),
 			}
-			recap, err := e.store.Recap(e.ctx, id)
-			if err != nil || fmt.Sprint(recap.Info.Questions) != count || len(recap.Questions) != 1000 {
-				t.Errorf("Recap: %v, %s questions and %d results; want %s questions and 1000 results",
-					err, fmt.Sprint(recap.Info.Questions), len(recap.Questions), count)
+			for _, err := range b.Events(e.ctx, "") {
+				calls["Events"] = err
+				break
 			}
-			if v, err := e.store.Audit(e.ctx, id); err != nil || len(v) != 0 {
-				t.Errorf("Audit = %+v, %v; want no violations", v, err)
+			for name, err := range calls {
+				if !errors.Is(err, kuis.ErrCorrupt) || !strings.Contains(fmt.Sprint(err), want) {
+					t.Errorf("%s: %v; want ErrCorrupt naming jumlah_soal", name, err)
+				}
+			}
+			if diff := cmp.Diff(before, e.dump(fiveKeys(k)...)); diff != "" {
+				t.Errorf("the calls changed the quiz (-before +after):\n%s", diff)
+			}
+			v, err := e.store.Audit(e.ctx, id)
+			if err != nil || !hasViolation(v, k.Meta(), "jumlah_soal") {
+				t.Errorf("Audit = %v, %v; want a jumlah_soal violation", v, err)
 			}
 		})
 	}
@@ -95,11 +113,10 @@ func TestQuestionCountOf15Digits(t *testing.T) {
 func TestRefusalsPrintWholeNumbers(t *testing.T) {
 	e := newEnv(t)
 	if q, err := strconv.Atoi("1000000000000000"); err == nil { // not on 32-bit builds
-		big, _, bb := e.running(3)
-		e.mustRaw("HSET", e.keys(big).Meta(), "jumlah_soal", "999999999999999")
-		const wantQ = "question 1000000000000000 of 999999999999999"
+		_, _, bb := e.running(3)
+		const wantQ = "question 1000000000000000 of 3"
 		if _, err := bb.RecordAnswer(e.ctx, "Ali", q); !errors.Is(err, kuis.ErrInvalidQuestion) || !strings.Contains(fmt.Sprint(err), wantQ) {
-			t.Errorf("RecordAnswer above a 15-digit jumlah_soal: %v; want ErrInvalidQuestion with %q", err, wantQ)
+			t.Errorf("RecordAnswer of question 10^15: %v; want ErrInvalidQuestion with %q", err, wantQ)
 		}
 	}
 	id, _, b := e.running(3)
@@ -118,14 +135,15 @@ func TestRefusalsPrintWholeNumbers(t *testing.T) {
 	}
 }
 
-// TestScoreBoundIsOneRule: the largest sound score, 2^53 - 2 (the largest
+// TestScoreBoundsAreOneRule: the largest sound score, 2^53 - 2 (the largest
 // multiple of 10 a float64 holds exactly), is one bound for the reads in Go
-// and for the record script in Lua. Just below it an answer raises the score
-// to it, and the reads take it; at it, every read takes it and an answer is
-// refused (ErrCorrupt, nothing written), alone or in a run of several
-// answers, as a score that is sound but full (the Lua and the Go bound must
-// agree for the refusal to say so); just above it, the reads refuse it too.
-func TestScoreBoundIsOneRule(t *testing.T) {
+// and for the record script in Lua: the reads take it, and refuse it just
+// above. The record script adds to a score only while an order place can
+// count the answers it makes (2,047, what the place holds exactly in a
+// double): just below, an answer counts; at it, and at any larger sound
+// score, it is refused (ErrCorrupt saying so, nothing written), alone or in
+// a run of several answers.
+func TestScoreBoundsAreOneRule(t *testing.T) {
 	const top = 1<<53 - 2
 	e := newEnv(t)
 	tests := []struct {
@@ -135,9 +153,10 @@ func TestScoreBoundIsOneRule(t *testing.T) {
 		answer   kuis.Answer // the answer recorded alone
 		answerOK bool
 	}{
-		{"below the bound", top - 10, nil, kuis.Answer{Score: top}, true},
-		{"at the bound", top, nil, kuis.Answer{}, false},
-		{"above the bound", top + 10, kuis.ErrCorrupt, kuis.Answer{}, false},
+		{"below the place's count", 20460, nil, kuis.Answer{Score: 20470}, true},
+		{"at the place's count", 20470, nil, kuis.Answer{}, false},
+		{"at the sound bound", top, nil, kuis.Answer{}, false},
+		{"above the sound bound", top + 10, kuis.ErrCorrupt, kuis.Answer{}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,13 +188,13 @@ func TestScoreBoundIsOneRule(t *testing.T) {
 				case tt.answerOK && (err != nil || got != tt.answer):
 					t.Errorf("answer at %d (run %v) = %+v, %v; want %+v", tt.stored, run, got, err, tt.answer)
 				case tt.answerOK:
-					if s, err := b.Standing(e.ctx, "Ali"); err != nil || s.Score != top {
-						t.Errorf("Standing after the answer = %+v, %v; want %d points", s, err, int64(top))
+					if s, err := b.Standing(e.ctx, "Ali"); err != nil || s.Score != tt.answer.Score {
+						t.Errorf("Standing after the answer = %+v, %v; want %d points", s, err, tt.answer.Score)
 					}
 				case !errors.Is(err, kuis.ErrCorrupt):
 					t.Errorf("answer at %d (run %v) = %+v, %v; want ErrCorrupt", tt.stored, run, got, err)
-				case tt.readErr == nil && !strings.Contains(err.Error(), "largest sound score"):
-					t.Errorf("answer at %d (run %v): %v; want the refusal of a sound, full score", tt.stored, run, err)
+				case tt.readErr == nil && !strings.Contains(err.Error(), "no order place can count another answer"):
+					t.Errorf("answer at %d (run %v): %v; want the refusal of a score the order place cannot count past", tt.stored, run, err)
 				default:
 					if diff := cmp.Diff(before, e.dump(k.Board(), k.Answers())); diff != "" {
 						t.Errorf("a refused answer wrote (-before +after):\n%s", diff)

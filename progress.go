@@ -2,7 +2,8 @@ package kuis
 
 import (
 	"context"
-	"strconv"
+
+	"github.com/kuisboard/kuis/internal/wire"
 )
 
 // Summary is how far a quiz has come, as a projected board shows it.
@@ -24,13 +25,7 @@ func (b *Board) Summary(ctx context.Context) (Summary, error) {
 	k, c := b.q.keys, b.q.s.client.B()
 	res := b.q.s.sendReads(ctx, c.Hgetall().Key(k.meta).Cache(), c.Zcard().Key(k.board).Cache(), c.Scard().Key(k.answers).Cache())
 	fields, err := res[0].AsStrMap()
-	if err != nil {
-		return Summary{}, b.q.fail(err, "", k.meta)
-	}
-	if len(fields) == 0 {
-		return Summary{}, b.q.errNotFound()
-	}
-	info, err := decodeInfo(k.meta, fields)
+	info, err := b.q.decodeMeta(fields, err, needAll)
 	if err != nil {
 		return Summary{}, err
 	}
@@ -45,7 +40,7 @@ func (b *Board) Summary(ctx context.Context) (Summary, error) {
 
 // Answered returns the questions the participant answered correctly,
 // ascending, and an empty slice when none (a participant not on the board
-// included): O(jumlah_soal), of questions 1 to 1000 (Create writes no more).
+// included): O(jumlah_soal).
 // It reads the meta, then asks the answers set about every question at once:
 // two round trips, none when both are cached (WithClientCache). Errors:
 // ErrInvalidParticipant before any I/O, ErrQuizNotFound, ErrCorrupt
@@ -54,15 +49,14 @@ func (b *Board) Answered(ctx context.Context, participant string) ([]int, error)
 	if err := b.q.checkParticipant(participant); err != nil {
 		return nil, err
 	}
-	m := Meta{q: b.q}
-	info, err := m.Get(ctx)
+	info, err := (&Meta{q: b.q}).Get(ctx)
 	if err != nil {
 		return nil, err
 	}
-	k, n := b.q.keys, int(min(info.Questions, maxQuestions))
-	pairs := make([]string, n)
+	k := b.q.keys
+	pairs := make([]string, info.Questions)
 	for i := range pairs {
-		pairs[i] = strconv.Itoa(i+1) + ":" + participant
+		pairs[i] = wire.Pair(i+1, participant)
 	}
 	found, err := b.q.s.sendReads(ctx, b.q.s.client.B().Smismember().Key(k.answers).Member(pairs...).Cache())[0].AsIntSlice()
 	if err != nil {

@@ -103,7 +103,7 @@ func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(conte
 	if archive == nil {
 		return 0, ErrNoArchive
 	}
-	recap, err := q.recap(ctx, "purge")
+	recap, mark, err := q.recap(ctx, "purge")
 	if err != nil {
 		return 0, err
 	}
@@ -113,7 +113,7 @@ func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(conte
 	if err := archive(ctx, recap); err != nil {
 		return 0, fmt.Errorf("kuis: %s: archive failed, nothing deleted: %w", q.about(""), err)
 	}
-	n, err := run(ctx, q.s.client, script.PurgeQuiz, q.keys.every(), nil).AsInt64()
+	n, err := run(ctx, q.s.client, script.PurgeQuiz, q.keys.withRepair(), []string{mark}).AsInt64()
 	if err != nil {
 		return 0, q.fail(err, "", q.keys.meta)
 	}

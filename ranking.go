@@ -3,10 +3,10 @@ package kuis
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 
 	"github.com/kuisboard/kuis/internal/script"
+	"github.com/kuisboard/kuis/internal/wire"
 	"github.com/redis/rueidis"
 )
 
@@ -18,28 +18,6 @@ import (
 type ranking struct {
 	key    string
 	byTime bool // key is the order set
-}
-
-// orderUnit is 2^42. The order set's score is count * 2^42 + (2^42 - 1 - ms),
-// count the participant's counted answers and ms the server time of the
-// latest (record_answer.lua): more points first, then the earlier time.
-// prelude.lua's place and unit are the same.
-const orderUnit = 1 << 42
-
-// orderPlace is the order set's score for n counted answers, the latest at
-// ms (0: no time known, placed after every timed participant with as many).
-func orderPlace(n, ms int64) int64 {
-	place := min(n, 2047) * orderUnit
-	if ms > 0 {
-		place += orderUnit - 1 - ms
-	}
-	return place
-}
-
-// agrees reports whether a place in the order set agrees with a board score:
-// its count of answers is the score's, 10 points each (prelude.lua's agrees).
-func agrees(place, score float64) bool {
-	return math.Floor(place/orderUnit) == math.Min(score/10, 2047)
 }
 
 // rankingOf is the set that orders the reads of the quiz, from the ZCARD
@@ -74,7 +52,7 @@ func (q quiz) byPlace(places []rueidis.ZScore, board map[string]float64) ([]ruei
 	out := make([]rueidis.ZScore, len(places))
 	for i, p := range places {
 		score, ok := board[p.Member]
-		if !ok || !agrees(p.Score, score) {
+		if !ok || !wire.Agrees(p.Score, score) {
 			return nil, q.misplaced(p.Member, p.Score, score, ok)
 		}
 		out[i] = rueidis.ZScore{Member: p.Member, Score: score}
@@ -88,8 +66,11 @@ func (q quiz) misplaced(member string, place, score float64, onBoard bool) error
 	if onBoard {
 		has = number(score)
 	}
-	return corrupt(q.keys.order, "member %s is placed for %d answers, and the board has %s",
-		quote(member), int64(place/orderUnit), has)
+	count := "no"
+	if n, ok := wire.PlaceCount(place); ok {
+		count = strconv.FormatInt(n, 10)
+	}
+	return corrupt(q.keys.order, "member %s is placed for %s answers, and the board has %s", quote(member), count, has)
 }
 
 // ranged reads positions from..stop (inclusive, -1 = the end) of the board

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kuisboard/kuis/internal/script"
+	"github.com/kuisboard/kuis/internal/wire"
 )
 
 // rebuildChunk is the most participants one RepairStage script writes, and
@@ -25,12 +26,13 @@ const rebuildChunk = 1000
 // What it returns is what a recount on the server, step participants at a
 // time, found wrong before the swap: answers counted meanwhile move a board
 // entry and its count alike, so they never make a correction.
-func (q quiz) rebuild(ctx context.Context, snap repairSnapshot, step int) ([]Correction, error) {
+func (q quiz) rebuild(ctx context.Context, plan repairPlan, step int) ([]Correction, error) {
 	k := q.keys
 	stage := []string{k.repairBoard, k.repairOrder}
 	token := "\x00repair:" + rand.Text()
-	names := make([]string, 0, len(snap.counts))
-	for p, n := range snap.counts {
+	counts := plan.counted.counts
+	names := make([]string, 0, len(counts))
+	for p, n := range counts {
 		if n > 0 {
 			names = append(names, p)
 		}
@@ -47,24 +49,23 @@ func (q quiz) rebuild(ctx context.Context, snap repairSnapshot, step int) ([]Cor
 			args[1] = "begin"
 		}
 		for _, p := range chunk {
-			n := snap.counts[p]
-			args = append(args, p, strconv.FormatInt(10*n, 10), strconv.FormatInt(orderPlace(n, snap.latest[p]), 10))
+			args = append(args, p, strconv.FormatInt(wire.Points*counts[p], 10), strconv.FormatInt(plan.counted.place(p), 10))
 		}
 		if err := run(ctx, q.s.client, script.RepairStage, stage, args).Error(); err != nil {
 			return nil, q.dropRebuild(ctx, token, q.fail(err, "", k.repairBoard))
 		}
 	}
 	out := []Correction{}
-	for chunk := range slices.Chunk(snap.todo, step) {
+	for chunk := range slices.Chunk(plan.todo, step) {
 		found, err := q.recount(ctx, "check", chunk, nil)
 		if err != nil {
 			return nil, q.dropRebuild(ctx, token, err)
 		}
 		out = append(out, found...)
 	}
-	after, most := snap.last.String(), strconv.Itoa(rebuildChunk)
+	after, most := plan.last.String(), strconv.Itoa(rebuildChunk)
 	for {
-		reply, err := run(ctx, q.s.client, script.RepairSwap, append(k.all(), stage...), []string{token, after, most}).AsStrSlice()
+		reply, err := run(ctx, q.s.client, script.RepairSwap, append(k.quizKeys(), stage...), []string{token, after, most}).AsStrSlice()
 		if err != nil {
 			return nil, q.dropRebuild(ctx, token, q.fail(err, "", k.board))
 		}

@@ -147,7 +147,7 @@ func TestRecapErrors(t *testing.T) {
 		{"no jumlah_soal", nil, func(e *env, k kuis.Keys) { e.mustRaw("HDEL", k.Meta(), "jumlah_soal") }, kuis.ErrCorrupt, "m: field jumlah_soal is missing"},
 		{"log string", nil, func(e *env, k kuis.Keys) { e.mustRaw("DEL", k.Log()); e.mustRaw("SET", k.Log(), "x") }, kuis.ErrCorrupt, "l: not a stream"},
 		{"log entry without soal", nil, func(e *env, k kuis.Keys) { e.mustRaw("XADD", k.Log(), "4000000000000-0", "peserta", "Eka") },
-			kuis.ErrCorrupt, "l: entry 4000000000000-0: want fields peserta and soal"},
+			kuis.ErrCorrupt, `l: entry 4000000000000-0: fields peserta "Eka" and soal "" are not a participant and a question of 1 to 3`},
 		{"order string, read by time", byTime, func(e *env, k kuis.Keys) { e.mustRaw("DEL", k.Order()); e.mustRaw("SET", k.Order(), "x") },
 			kuis.ErrCorrupt, "o: not a sorted set"},
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/kuisboard/kuis/internal/script"
+	"github.com/kuisboard/kuis/internal/wire"
 )
 
 // Correction is one participant's board entry that Repair changed.
@@ -47,9 +48,8 @@ const (
 //
 // It is the operator's operation (ACLRules(RoleOperator)). Errors:
 // ErrInvalidQuizID, ErrQuizNotFound, ErrCorrupt (a key of the wrong type, or
-// a jumlah_soal above 1000, which Create never writes and Repair will not
-// recount), ErrForbidden (nothing written), ErrBusy (other Repairs of the
-// quiz kept taking its rebuild over; nothing replaced).
+// malformed meta), ErrForbidden (nothing written), ErrBusy (other Repairs of
+// the quiz kept taking its rebuild over; nothing replaced).
 func (s *Store) Repair(ctx context.Context, quizID string) ([]Correction, error) {
 	out, err := s.repair(ctx, quizID)
 	if err == nil {
@@ -63,27 +63,16 @@ func (s *Store) repair(ctx context.Context, quizID string) ([]Correction, error)
 	if err != nil {
 		return nil, err
 	}
-	fields, err := (&Meta{q: q}).fields(ctx)
-	if err != nil {
-		return nil, err
-	}
-	info, err := decodeInfo(q.keys.meta, fields)
-	if err != nil {
-		return nil, err
-	}
-	if info.Questions > maxQuestions {
-		return nil, corrupt(q.keys.meta, "field jumlah_soal is %d, above the %d Repair recounts", info.Questions, maxQuestions)
-	}
-	n := int(info.Questions)
 	for attempt := 1; ; attempt++ {
-		snap, err := q.repairSnapshot(ctx)
+		plan, err := q.repairPlan(ctx)
 		if err != nil {
 			return nil, err
 		}
-		if len(snap.todo) <= max(1, min(q.s.tune.repairStep, repairChecks/n)) {
-			return q.correct(ctx, snap)
+		n := int(plan.snap.info.Questions)
+		if len(plan.todo) <= max(1, min(q.s.tune.repairStep, repairChecks/n)) {
+			return q.recount(ctx, plan.last.String(), plan.todo, plan.counted.latest)
 		}
-		out, err := q.rebuild(ctx, snap, max(1, repairChecks/n))
+		out, err := q.rebuild(ctx, plan, max(1, repairChecks/n))
 		if errors.Is(err, ErrBusy) && attempt < repairAttempts {
 			continue
 		}
@@ -91,16 +80,10 @@ func (s *Store) repair(ctx context.Context, quizID string) ([]Correction, error)
 	}
 }
 
-// correct recounts the snapshot's participants to correct on the server and
-// corrects them in one atomic script, which also deletes any repair keys left
-// by a rebuild that stopped midway.
-func (q quiz) correct(ctx context.Context, snap repairSnapshot) ([]Correction, error) {
-	return q.recount(ctx, snap.last.String(), snap.todo, snap.latest)
-}
-
 // recount runs repair.lua on participants: mode is the last log ID read, to
 // correct them, or "check" to only report, per participant at one moment,
-// whose board entry is not 10 x their counted answers.
+// whose board entry is not 10 x their counted answers. latest is the time of
+// each one's latest counted answer, as their place holds it.
 func (q quiz) recount(ctx context.Context, mode string, participants []string, latest map[string]int64) ([]Correction, error) {
 	out := []Correction{}
 	args := make([]string, 0, 1+2*len(participants))
@@ -108,7 +91,7 @@ func (q quiz) recount(ctx context.Context, mode string, participants []string, l
 	for _, p := range participants {
 		args = append(args, p, strconv.FormatInt(latest[p], 10))
 	}
-	flat, err := run(ctx, q.s.client, script.Repair, q.keys.every(), args).AsStrSlice()
+	flat, err := run(ctx, q.s.client, script.Repair, q.keys.withRepair(), args).AsStrSlice()
 	if err != nil {
 		return nil, q.fail(err, "", q.keys.board)
 	}
@@ -120,106 +103,60 @@ func (q quiz) recount(ctx context.Context, mode string, participants []string, l
 	return out, nil
 }
 
-// repairSnapshot is the quiz as Repair read it, in pages.
-type repairSnapshot struct {
-	last   streamID           // the last log ID read (0-0 for none)
-	counts map[string]int64   // participant -> counted answers
-	scores map[string]float64 // the board as read
-	latest map[string]int64   // participant -> ms of their latest logged answer
-	todo   []string           // sorted: participants whose board entry or place is wrong
+// repairPlan is the quiz as Repair read it, and what it must correct.
+type repairPlan struct {
+	snap    snapshot
+	counted counting
+	last    wire.ID  // the last log ID read (0-0 for none)
+	todo    []string // sorted: participants whose board entry or place is wrong
 }
 
-// repairSnapshot reads the quiz in pages and finds the participants whose
+// repairPlan reads the quiz in pages and finds the participants whose
 // board entry or place in the order set is not what their answers make it.
-func (q quiz) repairSnapshot(ctx context.Context) (repairSnapshot, error) {
-	k, c := q.keys, q.s.client
-	snap := repairSnapshot{counts: map[string]int64{}, scores: map[string]float64{}, latest: map[string]int64{}}
+func (q quiz) repairPlan(ctx context.Context) (repairPlan, error) {
 	// An answer counted while SSCAN runs may be missed by it: every answer
-	// logged after since that the scan missed is counted from the log.
-	since, err := q.lastLogID(ctx)
+	// logged after the log's tail at the start counts, from the log.
+	st, err := q.state(ctx)
 	if err != nil {
-		return snap, err
+		return repairPlan{}, err
 	}
-	members, err := q.scanMembers(ctx, c, k.answers)
+	var since wire.ID
+	if st.tail != nil {
+		since = st.tail.ID
+	}
+	snap, err := q.readPages(ctx, q.s.client, parts{meta: true, board: true, order: true, answers: true, log: true})
 	if err != nil {
-		return snap, err
+		return repairPlan{}, err
 	}
-	counted := map[string]bool{}
-	for _, m := range members {
-		if _, p, ok := answerPair(m); ok {
-			snap.counts[p]++
-			counted[m] = true
-		}
+	if snap.infoErr != nil {
+		return repairPlan{}, snap.infoErr
 	}
-	board, err := q.scanSorted(ctx, c, k.board)
-	if err != nil {
-		return snap, err
+	plan := repairPlan{snap: snap, counted: snap.count(&since)}
+	if len(snap.log) > 0 {
+		plan.last = snap.log[len(snap.log)-1].ID
 	}
-	for _, z := range board {
-		snap.scores[z.Member] = z.Score
-	}
-	order, err := q.scanSorted(ctx, c, k.order)
-	if err != nil {
-		return snap, err
-	}
-	places := map[string]float64{}
-	for _, z := range order {
-		places[z.Member] = z.Score
-	}
-	// Only the first entry of a counted answer places its participant.
-	placed := map[string]bool{}
-	last, err := q.readLog(ctx, c, nil, func(e logEntry, err error) error {
-		if err != nil || e.kind != entryAnswer {
-			return nil // an entry that is no whole answer places no one
-		}
-		pair := e.pair()
-		if !counted[pair] && since.less(e.id) {
-			counted[pair] = true
-			snap.counts[e.participant]++
-		}
-		if counted[pair] && !placed[pair] {
-			placed[pair] = true
-			snap.latest[e.participant] = int64(e.id.ms)
-		}
-		return nil
-	})
-	if err != nil {
-		return snap, err
-	}
-	if last != nil {
-		snap.last = *last
-	}
+	scores, places := scoreMap(snap.board), scoreMap(snap.order)
 	seen := map[string]bool{}
-	for _, names := range []map[string]float64{snap.scores, places} {
+	for _, names := range []map[string]float64{scores, places} {
 		for p := range names {
 			seen[p] = true
 		}
 	}
-	for p := range snap.counts {
+	for p := range plan.counted.counts {
 		seen[p] = true
 	}
 	for p := range seen {
-		n := snap.counts[p]
-		score, onBoard := snap.scores[p]
+		n := plan.counted.counts[p]
+		score, onBoard := scores[p]
 		place, isPlaced := places[p]
 		switch {
 		case n == 0 && (onBoard || isPlaced):
-		case n > 0 && (!onBoard || score != float64(10*n) || !isPlaced || place != float64(orderPlace(n, snap.latest[p]))):
+		case n > 0 && (!onBoard || score != float64(wire.Points*n) || !isPlaced || place != float64(plan.counted.place(p))):
 		default:
 			continue
 		}
-		snap.todo = append(snap.todo, p)
+		plan.todo = append(plan.todo, p)
 	}
-	slices.Sort(snap.todo)
-	return snap, nil
-}
-
-// lastLogID returns the ID of the log's last entry, 0-0 when it has none.
-func (q quiz) lastLogID(ctx context.Context) (streamID, error) {
-	k := q.keys.log
-	entries, err := sendOne(ctx, q.s.client, q.s.client.B().Xrevrange().Key(k).End("+").Start("-").Count(1).Build()).AsXRange()
-	if err != nil || len(entries) == 0 {
-		return streamID{}, q.fail(err, "", k)
-	}
-	return q.entryID(entries[0].ID)
+	slices.Sort(plan.todo)
+	return plan, nil
 }

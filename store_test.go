@@ -232,7 +232,7 @@ func TestErrorMessages(t *testing.T) {
 		{"Get of an unknown status", only(e.meta(badStatus).Get(e.ctx)), kuis.ErrCorrupt,
 			"kuis: data breaks the contract: " + e.keys(badStatus).Meta() + `: field status is "bad", want "berjalan" or "selesai"`, nil},
 		{"Finish of an unknown status", e.meta(badStatus).Finish(e.ctx), kuis.ErrCorrupt,
-			"kuis: data breaks the contract: " + e.keys(badStatus).Meta() + `: field status is "bad"`, nil},
+			"kuis: data breaks the contract: " + e.keys(badStatus).Meta() + `: field status is "bad", want "berjalan" or "selesai"`, nil},
 		{"10 KB quiz ID", only(e.store.Board(long)), kuis.ErrInvalidQuizID, "", []string{cut}},
 		{"10 KB namespace", only(kuis.New(e.client, kuis.WithNamespace(long))), kuis.ErrInvalidNamespace, "", []string{cut}},
 		{"unknown tie order", only(kuis.New(e.client, kuis.WithTies(7))), kuis.ErrInvalidOption, "kuis: invalid option: tie order 7", nil},

@@ -16,7 +16,7 @@ local err = g.permitted({'HSET', meta, 'status', 'selesai'}, {'XADD', log, '*', 
 if err then
   return err
 end
-local s, _, err = g.status(meta)
+local s, _, err = metaState(meta)
 if err then
   return err
 end

@@ -1,88 +1,37 @@
 -- prelude.lua: what every script shares; script.go prepends it.
--- It defines functions only and runs nothing by itself.
+-- It defines constants and functions only and runs nothing by itself.
 --
 -- Refusals are error replies whose first word is a code the Go side maps to
 -- a sentinel error (errors.go's scriptCodes): KUIS_NOTFOUND, KUIS_FINISHED,
 -- KUIS_RUNNING, KUIS_EXISTS, KUIS_QUESTION, KUIS_CORRUPT, KUIS_FORBIDDEN,
--- KUIS_BUSY.
+-- KUIS_BUSY, KUIS_CHANGED.
 --
--- Every function a script defines is built anew on every call, and that costs
--- the server measurable time on the hot path: the record script uses the
--- small functions below and never builds gate()'s helpers.
+-- Every function a script defines is built anew on every call: the record
+-- script, the hot path, uses the small functions below and never builds
+-- gate()'s helpers.
 
--- maxScore is the largest sound score, 2^53 - 2: the largest multiple of 10
--- a double holds exactly (leaderboard.go's maxScore is the same).
+-- The wire codec, the Lua twin of internal/wire (a test checks these
+-- constants against Go's and runs both codecs on the same inputs).
+
+-- maxScore is the largest sound score, 2^53 - 2 (wire.MaxScore).
 local maxScore = 9007199254740990
-
--- sound reports whether a ZSCORE reply (false for no member) is a score the
--- contract allows: a non-negative multiple of 10 of at most maxScore.
-local function sound(score)
-  if score == false then
-    return true
-  end
-  local n = tonumber(score)
-  return n ~= nil and n >= 0 and n <= maxScore and n % 10 == 0
-end
+-- unit is 2^42 ms (wire.PlaceUnit): a place is count * unit + (unit - 1 -
+-- ms), count a participant's counted answers and ms the server time of the
+-- latest, so that ZRANGE ... REV puts more answers first and, among as many,
+-- the earlier time first; without a time (ms 0) it is count * unit. A place
+-- is exact below 2^53: count is at most maxCount (wire.MaxPlaceCount), ms
+-- below unit.
+local unit = 4398046511104
+local maxCount = 2047
+-- maxQuestions bounds jumlah_soal (wire.MaxQuestions).
+local maxQuestions = 1000
+-- maxName bounds a stored participant name, in bytes (wire.MaxName).
+local maxName = 256
 
 -- int formats an integer exactly: '%d' where it is 64-bit, and cheaper for
 -- the server than the floating-point '%.0f'; Lua's '%d' is a C long, 32-bit
 -- on 32-bit builds of Redis.
 local int = string.format('%d', 4398046511104) == '4398046511104' and '%d' or '%.0f'
-
--- unit is 2^42 ms (until the year 2109). A participant's place in the order
--- set is count * unit + (unit - 1 - ms), count their counted answers and ms
--- the server time of the latest, so that ZRANGE ... REV puts more points
--- first and, among equal points, the earlier time first; without a time (ms
--- 0) the place is count * unit, after every timed participant with as many.
--- ranking.go's orderPlace is the same.
-local unit = 4398046511104
-local function place(count, ms)
-  local p = math.min(count, 2047) * unit
-  if ms > 0 then
-    p = p + unit - 1 - ms
-  end
-  return string.format(int, p)
-end
-
--- agrees reports whether a place in the order set agrees with a board score
--- (both replies): the place's count of answers is the score's, 10 points
--- each. ranking.go's byPlace applies the same rule.
-local function agrees(place, score)
-  return score ~= false and math.floor(tonumber(place) / unit) == math.min(tonumber(score) / 10, 2047)
-end
-
--- msOf is the time part of a stream entry ID.
-local function msOf(id)
-  return tonumber(string.match(id, '^%d+'))
-end
-
--- answerOf returns the participant and question of a log entry ({id,
--- {field, value, ...}}, as XRANGE replies inside a script), or nil for an
--- entry that is not an answer.
-local function answerOf(entry)
-  local f, p, q = entry[2], nil, nil
-  for j = 1, #f, 2 do
-    if f[j] == 'peserta' then
-      p = f[j + 1]
-    elseif f[j] == 'soal' then
-      q = f[j + 1]
-    end
-  end
-  if p and q then
-    return p, q
-  end
-  return nil
-end
-
--- questions returns a meta hash's jumlah_soal as a number, or nil unless it is
--- a positive decimal integer of at most 15 digits without sign or leading
--- zeros (meta.go's decodeQuestions applies the same rule).
-local function questions(n)
-  if type(n) == 'string' and #n <= 15 and string.match(n, '^[1-9]%d*$') then
-    return tonumber(n)
-  end
-  return nil
-end
 
 -- whole formats an integer-valued number, or a reply string holding one, in
 -- full (1000000000000000), where Lua's tostring and .. keep 14 significant
@@ -94,6 +43,191 @@ local function whole(x)
     return string.format('%.0f', n)
   end
   return tostring(x)
+end
+
+-- quote is a stored string as messages show it: quoted, cut to 64 bytes.
+local function quote(s)
+  return string.format('%q', string.sub(s, 1, 64))
+end
+
+-- sound reports whether a ZSCORE reply (false for no member) is a score the
+-- contract allows: a non-negative multiple of 10 of at most maxScore.
+local function sound(score)
+  if score == false then
+    return true
+  end
+  local n = tonumber(score)
+  return n ~= nil and n >= 0 and n <= maxScore and n % 10 == 0
+end
+
+-- number decodes a positive decimal integer without sign or leading zeros of
+-- at most most and maxQuestions: the form of jumlah_soal and of every
+-- question number (wire.Question). It returns the number, or nil.
+local function number(s, most)
+  if type(s) == 'string' and #s <= 4 and string.match(s, '^[1-9]%d*$') then
+    local n = tonumber(s)
+    if n <= most and n <= maxQuestions then
+      return n
+    end
+  end
+  return nil
+end
+
+-- questions decodes jumlah_soal (wire.Questions).
+local function questions(s)
+  return number(s, maxQuestions)
+end
+
+-- storedName reports whether s may be a stored participant name
+-- (wire.StoredName): 1 to maxName bytes of valid UTF-8 without control
+-- characters (C0, DEL, C1).
+local function storedName(s)
+  local n = #s
+  if n == 0 or n > maxName or string.find(s, '[%z\1-\31\127]') then
+    return false
+  end
+  local i = 1
+  while i <= n do
+    local c = string.byte(s, i)
+    local lo, hi, more = 128, 191, 0
+    if c < 128 then
+      more = -1
+    elseif c >= 194 and c <= 223 then
+      more = 1
+      if c == 194 then
+        lo = 160 -- U+0080 to U+009F are control characters
+      end
+    elseif c >= 224 and c <= 239 then
+      more = 2
+      if c == 224 then
+        lo = 160
+      elseif c == 237 then
+        hi = 159 -- no surrogates
+      end
+    elseif c >= 240 and c <= 244 then
+      more = 3
+      if c == 240 then
+        lo = 144
+      elseif c == 244 then
+        hi = 143
+      end
+    else
+      return false
+    end
+    for j = 1, more do
+      local b = string.byte(s, i + j)
+      if not b or b < lo or b > hi then
+        return false
+      end
+      lo, hi = 128, 191
+    end
+    i = i + 1 + math.max(more, 0)
+  end
+  return true
+end
+
+-- pairOf decodes an answers set member (wire.ParsePair) of a quiz of n
+-- questions: it returns the question number and the participant, or nil.
+local function pairOf(member, n)
+  local q, p = string.match(member, '^([^:]*):(.*)$')
+  local question = q and number(q, n)
+  if question and storedName(p) then
+    return question, p
+  end
+  return nil
+end
+
+-- answerOf returns the participant and question number of a whole answer
+-- entry of the log ({id, {field, value, ...}}, as XRANGE replies inside a
+-- script) of a quiz of n questions, or nil for any other entry.
+local function answerOf(entry, n)
+  local f, p, q = entry[2], nil, nil
+  for j = 1, #f, 2 do
+    if f[j] == 'peserta' then
+      p = f[j + 1]
+    elseif f[j] == 'soal' then
+      q = f[j + 1]
+    end
+  end
+  local question = q and number(q, n)
+  if p and question and storedName(p) then
+    return p, question
+  end
+  return nil
+end
+
+-- timeOf is the time in ms of a stream entry ID as an order place holds it:
+-- 0 (no time) for a time the place cannot hold.
+local function timeOf(id)
+  local ms = tonumber(string.match(id, '^%d+') or '')
+  if ms and ms < unit then
+    return ms
+  end
+  return 0
+end
+
+-- place is the order set's score for count counted answers, the latest at
+-- ms (0: none known), as a reply string, or nil when a place cannot hold
+-- them (wire.Place).
+local function place(count, ms)
+  if count < 0 or count > maxCount or ms < 0 or ms >= unit then
+    return nil
+  end
+  local p = count * unit
+  if ms > 0 then
+    p = p + unit - 1 - ms
+  end
+  return string.format(int, p)
+end
+
+-- agrees reports whether a place in the order set agrees with a board score
+-- (both replies, false for none): both sound, and the place's count of
+-- answers is the score's (wire.Agrees).
+local function agrees(place, score)
+  local p, s = tonumber(place), tonumber(score)
+  return p ~= nil and s ~= nil and p >= 0 and p < maxScore + 2 and p == math.floor(p) and sound(score) and
+    math.floor(p / unit) == s / 10
+end
+
+-- corrupt is the refusal of data that breaks the contract, naming the key.
+local function corrupt(key, msg)
+  return redis.error_reply('KUIS_CORRUPT ' .. key .. ': ' .. msg)
+end
+
+-- refusal words the error reply r of a command on key: a key of the wrong
+-- type (WRONGTYPE, which writes nothing) is KUIS_CORRUPT saying what it
+-- should be; any other error, such as the ACL's, is passed on as the server
+-- worded it, so the Go side maps it (ErrForbidden).
+local function refusal(r, key, what)
+  if string.sub(r.err, 1, 9) == 'WRONGTYPE' then
+    return corrupt(key, what)
+  end
+  return r
+end
+
+-- metaState reads the meta hash's status and jumlah_soal, refusing a missing
+-- quiz (KUIS_NOTFOUND) and any shape the contract does not allow
+-- (KUIS_CORRUPT). It returns status, question count, or nil, nil, error.
+local function metaState(meta)
+  local f = redis.pcall('HMGET', meta, 'status', 'jumlah_soal')
+  if f.err then
+    return nil, nil, refusal(f, meta, 'not a hash')
+  end
+  local s, n = f[1], questions(f[2])
+  if not s then
+    if redis.call('EXISTS', meta) == 0 then
+      return nil, nil, redis.error_reply('KUIS_NOTFOUND')
+    end
+    return nil, nil, corrupt(meta, 'field status is missing')
+  end
+  if s ~= 'berjalan' and s ~= 'selesai' then
+    return nil, nil, corrupt(meta, 'field status is ' .. quote(s) .. ', want "berjalan" or "selesai"')
+  end
+  if not n then
+    return nil, nil, corrupt(meta, 'field jumlah_soal is ' .. quote(f[2] or '') .. ', want a positive integer of at most ' ..
+      maxQuestions)
+  end
+  return s, n, nil
 end
 
 -- gate builds the helpers that check a quiz's state and word refusals.
@@ -134,17 +268,13 @@ local function gate()
     return g.permitted(unpack(checks))
   end
 
-  -- call runs a command under pcall. A key of the wrong type (WRONGTYPE, which
-  -- writes nothing) becomes KUIS_CORRUPT with the message what; any other
-  -- error, such as an ACL refusal, is passed on as the server worded it, so the
-  -- Go side maps it (ErrForbidden). It returns reply, nil or nil, error reply.
-  function g.call(what, ...)
-    local r = redis.pcall(...)
+  -- call runs cmd on key under pcall: a key of the wrong type becomes
+  -- KUIS_CORRUPT saying it is what (refusal). It returns reply, nil or nil,
+  -- error reply.
+  function g.call(what, cmd, key, ...)
+    local r = redis.pcall(cmd, key, ...)
     if type(r) == 'table' and r.err then
-      if string.sub(r.err, 1, 9) == 'WRONGTYPE' then
-        return nil, g.refuse('KUIS_CORRUPT', what)
-      end
-      return nil, r
+      return nil, refusal(r, key, what)
     end
     return r, nil
   end
@@ -153,51 +283,26 @@ local function gate()
   -- ZCARD order, refusing a key of the wrong type (KUIS_CORRUPT). It returns
   -- their sum, or nil, error.
   function g.sizes(board, answers, log, order)
-    local checks = {{board, 'ZCARD', ': not a sorted set'}, {answers, 'SCARD', ': not a set'},
-      {log, 'XLEN', ': not a stream'}}
+    local checks = {{board, 'ZCARD', 'not a sorted set'}, {answers, 'SCARD', 'not a set'}, {log, 'XLEN', 'not a stream'}}
     if order then
-      table.insert(checks, {order, 'ZCARD', ': not a sorted set'})
+      table.insert(checks, {order, 'ZCARD', 'not a sorted set'})
     end
     local sum = 0
     for _, check in ipairs(checks) do
-      local n, err = g.call(check[1] .. check[3], check[2], check[1])
-      if err then
-        return nil, err
+      local r = redis.pcall(check[2], check[1])
+      if type(r) == 'table' and r.err then
+        return nil, refusal(r, check[1], check[3])
       end
-      sum = sum + n
+      sum = sum + r
     end
     return sum, nil
   end
 
-  -- status reads the meta hash's status and jumlah_soal, refusing a missing
-  -- quiz (KUIS_NOTFOUND) and any shape the contract does not allow
-  -- (KUIS_CORRUPT). It returns status, question count, or nil, nil, error.
-  function g.status(meta)
-    local f, err = g.call(meta .. ': not a hash', 'HMGET', meta, 'status', 'jumlah_soal')
-    if err then
-      return nil, nil, err
-    end
-    local s, n = f[1], questions(f[2])
-    if not s then
-      if redis.call('EXISTS', meta) == 0 then
-        return nil, nil, g.refuse('KUIS_NOTFOUND')
-      end
-      return nil, nil, g.refuse('KUIS_CORRUPT', meta .. ': field status is missing')
-    end
-    if s ~= 'berjalan' and s ~= 'selesai' then
-      return nil, nil, g.refuse('KUIS_CORRUPT', meta .. ': field status is ' .. string.format('%q', string.sub(s, 1, 64)))
-    end
-    if not n then
-      return nil, nil, g.refuse('KUIS_CORRUPT', meta .. ': field jumlah_soal is not a positive integer')
-    end
-    return s, n, nil
-  end
-
-  -- intact is status after sizes: the quiz's status and question count,
+  -- intact is metaState after sizes: the quiz's status and question count,
   -- refusing a missing quiz or any key of the wrong type. It returns
   -- status, question count, or nil, nil, error.
   function g.intact(meta, board, answers, log, order)
-    local s, n, err = g.status(meta)
+    local s, n, err = metaState(meta)
     if err then
       return nil, nil, err
     end
@@ -211,9 +316,9 @@ local function gate()
   -- found refuses a quiz without meta (KUIS_NOTFOUND), or a meta key of the
   -- wrong type. It returns nil, or the error.
   function g.found(meta)
-    local n, err = g.call(meta .. ': not a hash', 'HLEN', meta)
-    if err then
-      return err
+    local n = redis.pcall('HLEN', meta)
+    if type(n) == 'table' and n.err then
+      return refusal(n, meta, 'not a hash')
     end
     if n == 0 then
       return g.refuse('KUIS_NOTFOUND')
@@ -224,8 +329,12 @@ local function gate()
   -- misplaced is the refusal of a member whose place in the order set (nil:
   -- none) does not agree with its board score.
   function g.misplaced(order, member, place, score)
-    return g.refuse('KUIS_CORRUPT', order .. ': member ' .. string.format('%q', string.sub(member, 1, 64)) ..
-      ' is placed for ' .. whole(place and math.floor(tonumber(place) / unit) or 'no') .. ' answers, and the board has ' .. whole(score))
+    local count, p = 'no', tonumber(place)
+    if p and p >= 0 and p < maxScore + 2 and p == math.floor(p) then
+      count = whole(math.floor(p / unit))
+    end
+    return corrupt(order, 'member ' .. quote(member) .. ' is placed for ' .. count .. ' answers, and the board has ' ..
+      whole(score))
   end
 
   -- ranking returns the sorted set a read orders the board by: the order set
@@ -235,13 +344,13 @@ local function gate()
     if not bytime then
       return board, nil
     end
-    local nb, err = g.call(board .. ': not a sorted set', 'ZCARD', board)
-    if err then
-      return nil, err
+    local nb = redis.pcall('ZCARD', board)
+    if type(nb) == 'table' then
+      return nil, refusal(nb, board, 'not a sorted set')
     end
-    local no, err = g.call(order .. ': not a sorted set', 'ZCARD', order)
-    if err then
-      return nil, err
+    local no = redis.pcall('ZCARD', order)
+    if type(no) == 'table' then
+      return nil, refusal(no, order, 'not a sorted set')
     end
     if nb == no then
       return order, nil

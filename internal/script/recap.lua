@@ -21,7 +21,7 @@ if ARGV[1] == 'purge' then
     return err
   end
 end
-local meta, err = g.call(KEYS[1] .. ': not a hash', 'HGETALL', KEYS[1])
+local meta, err = g.call('not a hash', 'HGETALL', KEYS[1])
 if err then
   return err
 end
@@ -36,15 +36,15 @@ local ranked, err = g.ranking(KEYS[2], KEYS[5], ARGV[2] == 'time')
 if err then
   return err
 end
-local board, err = g.call(KEYS[2] .. ': not a sorted set', 'ZRANGE', KEYS[2], 0, -1, 'REV', 'WITHSCORES')
+local board, err = g.call('not a sorted set', 'ZRANGE', KEYS[2], 0, -1, 'REV', 'WITHSCORES')
 if err then
   return err
 end
-local answers, err = g.call(KEYS[3] .. ': not a set', 'SMEMBERS', KEYS[3])
+local answers, err = g.call('not a set', 'SMEMBERS', KEYS[3])
 if err then
   return err
 end
-local log, err = g.call(KEYS[4] .. ': not a stream', 'XRANGE', KEYS[4], '-', '+')
+local log, err = g.call('not a stream', 'XRANGE', KEYS[4], '-', '+')
 if err then
   return err
 end

@@ -10,23 +10,27 @@
 -- answer, plus 1 when the pair was already answered (nothing written); or
 -- that answer's refusal as an error reply (nothing written for it):
 -- KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_FINISHED, KUIS_QUESTION (question above
--- jumlah_soal), KUIS_CORRUPT. A refusal never affects another answer, of its
--- quiz or another. A pair counted before the quiz finished still answers
--- as a repeat after it.
+-- jumlah_soal), KUIS_CORRUPT (a key or score that breaks the contract, or a
+-- log whose next entry would be at a time an order place cannot hold). A
+-- refusal never affects another answer, of its quiz or another. A pair
+-- counted before the quiz finished still answers as a repeat after it.
 --
--- A counted answer writes four keys of its quiz: its entry in the log (XADD
--- *, so that its ID holds the server's time), its pair in the answers set,
--- +10 on the board and the participant's place in the order set. Quizzes
--- share nothing, so the run takes them one after the other, and each quiz's
--- answers in their order: its status and the order set's type are read once,
--- then each answer reads its pair and score and writes at once, so that the
--- next answer sees it. Every key is read, or its type checked, before an
--- answer writes, and XADD, its first write, writes nothing when it fails: no
+-- A counted answer writes four keys of its quiz: its entry in the log (its
+-- ID holds the server's time), its pair in the answers set, +10 on the board
+-- and the participant's place in the order set. Quizzes share nothing, so
+-- the run takes them one after the other, and each quiz's answers in their
+-- order: its status and the order set's type are read once, then each
+-- answer reads its pair and score and writes at once, so that the next
+-- answer sees it. Every key is read, or its type checked, before an answer
+-- writes, and XADD, its first write, writes nothing when it fails: no
 -- refusal writes. A Lua table costs the server about what a command does,
 -- so the run builds none but its reply and its list of each quiz's answers.
 --
--- A quiz's first entry of the run is XADD *, its ID's time parsed once for
--- the places; its later entries take that time too (XADD <ms>-*).
+-- The run reads the server's clock once: every entry asks for its time
+-- (XADD <ms>-*). A log whose last entry is at that time's end or later (a
+-- clock gone back, or an entry written behind the library's back) takes
+-- the entry after its last one instead, once checked that an order place
+-- can hold its time.
 local nq, na = #KEYS / 5, #ARGV / 3
 local acl = redis.acl_check_cmd
 
@@ -42,25 +46,15 @@ for a = 1, na do
   tail[j] = a
 end
 
-local function quote(s)
-  return string.format('%q', string.sub(s, 1, 64))
-end
-
--- refusal words the error reply r of a command on key: a key of the wrong
--- type (WRONGTYPE) is KUIS_CORRUPT, with what it should be; any other error,
--- such as the ACL's, is passed on as the server worded it.
-local function refusal(r, key, what)
-  if string.sub(r.err, 1, 9) == 'WRONGTYPE' then
-    return redis.error_reply('KUIS_CORRUPT ' .. key .. ': ' .. what)
-  end
-  return r
-end
+local now = redis.call('TIME')
+now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
 
 -- The quiz being answered: its keys, and what its reads found. refused
 -- refuses all its answers; running and n are its status and question count;
--- noSet, noBoard and noOrder refuse for a key of the wrong type.
+-- noSet, noBoard and noOrder refuse for a key of the wrong type; ms and at
+-- are the time of its entries and the ID they ask for.
 local meta, board, answers, log, order
-local refused, running, n, noSet, noBoard, noOrder
+local refused, running, n, noSet, noBoard, noOrder, ms, at
 
 -- answer decides one answer of the quiz: p with score s (false: none yet;
 -- a string: not sound) and seen (the pair was counted). It returns the
@@ -84,8 +78,8 @@ local function answer(p, question, s, seen)
     return noBoard
   end
   if type(s) == 'string' then
-    return redis.error_reply('KUIS_CORRUPT ' .. board .. ': member ' .. quote(p) .. ' has score ' ..
-      whole(s) .. ', not a non-negative multiple of 10 of at most ' .. whole(maxScore))
+    return corrupt(board, 'member ' .. quote(p) .. ' has score ' .. whole(s) ..
+      ', not a non-negative multiple of 10 of at most ' .. whole(maxScore))
   end
   if seen then
     if s then
@@ -94,17 +88,17 @@ local function answer(p, question, s, seen)
     if not running then
       return redis.error_reply('KUIS_FINISHED')
     end
-    return redis.error_reply('KUIS_CORRUPT ' .. board .. ': no score for answered pair ' .. question .. ':' .. p)
+    return corrupt(board, 'no score for answered pair ' .. question .. ':' .. p)
   end
   if noOrder then
     if type(redis.pcall('XLEN', log)) ~= 'number' then
-      return redis.error_reply('KUIS_CORRUPT ' .. log .. ': not a stream')
+      return corrupt(log, 'not a stream')
     end
     return noOrder
   end
-  if (s or 0) + 10 > maxScore then
-    return redis.error_reply('KUIS_CORRUPT ' .. board .. ': member ' .. quote(p) .. ' has score ' ..
-      whole(s) .. ', the largest sound score: no answer can add to it')
+  if (s or 0) / 10 >= maxCount then
+    return corrupt(board, 'member ' .. quote(p) .. ' has score ' .. whole(s) ..
+      ': no order place can count another answer')
   end
   return true
 end
@@ -117,35 +111,60 @@ local function score(z)
   return z and tonumber(z)
 end
 
+-- logged appends the log entry of p's answer to question, taking score s.
+-- It returns the entry's ID, or nil and the refusal.
+local function logged(p, question, s)
+  local id = redis.pcall('XADD', log, at, 'peserta', p, 'soal', question, 'skor', s)
+  if type(id) == 'string' then
+    return id
+  end
+  if string.sub(id.err, 1, 9) == 'WRONGTYPE' then
+    return nil, corrupt(log, 'not a stream')
+  end
+  -- The log's last entry is at ms or later: the entry goes right after it,
+  -- at its time (the next millisecond once its sequence is exhausted).
+  local last = redis.call('XREVRANGE', log, '+', '-', 'COUNT', 1)[1]
+  if not last then
+    return nil, corrupt(log, 'takes no entry: ' .. id.err)
+  end
+  local t = tonumber(string.match(last[1], '^%d+')) or unit -- miniredis's Lua has no tonumber past 2^63
+  if string.match(last[1], '-18446744073709551615$') then
+    t = t + 1
+  end
+  if t >= unit then
+    return nil, corrupt(log, 'its last entry ' .. last[1] .. ' leaves no time an order place can hold for the next')
+  end
+  local next = string.format(int, t) .. '-*'
+  id = redis.pcall('XADD', log, next, 'peserta', p, 'soal', question, 'skor', s)
+  if type(id) ~= 'string' then
+    return nil, corrupt(log, 'takes no entry: ' .. id.err)
+  end
+  ms, at = t, next
+  return id
+end
+
 local out = {}
 for j = 1, nq do
   local a = first[j]
   local k = 5 * (j - 1)
   meta, board, answers, log, order = KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], KEYS[k + 4], KEYS[k + 5]
   refused, running, n, noSet, noBoard, noOrder = nil, nil, nil, nil, nil, nil
-  local ms, at -- the quiz's time in this run, and the ID its later entries ask for
+  ms, at = now, string.format(int, now) .. '-*'
   -- Checking the rights first means a refused quiz writes nothing.
   if acl and not (acl('XADD', log, '*', 'a', 'b') and acl('ZADD', board, '0', 'a') and acl('SADD', answers, 'a') and
     acl('ZADD', order, '0', 'a')) then
     refused = redis.error_reply('KUIS_FORBIDDEN the ACL user may not write the quiz\'s scores')
+  elseif now >= unit then
+    refused = corrupt(log, 'the server\'s time is past what an order place can hold')
   end
   if a and not refused then
-    local f = redis.pcall('HMGET', meta, 'status', 'jumlah_soal')
-    if f.err then
-      refused = refusal(f, meta, 'not a hash')
-    elseif not f[1] then
-      if redis.call('EXISTS', meta) == 0 then
-        refused = redis.error_reply('KUIS_NOTFOUND')
-      else
-        refused = redis.error_reply('KUIS_CORRUPT ' .. meta .. ': field status is missing')
-      end
-    elseif f[1] ~= 'berjalan' and f[1] ~= 'selesai' then
-      refused = redis.error_reply('KUIS_CORRUPT ' .. meta .. ': field status is ' .. quote(f[1]))
+    local s, err
+    s, n, err = metaState(meta)
+    if err then
+      refused = err
     else
-      running, n = f[1] == 'berjalan', questions(f[2])
-      if not n then
-        refused = redis.error_reply('KUIS_CORRUPT ' .. meta .. ': field jumlah_soal is not a positive integer')
-      elseif running then
+      running = s == 'berjalan'
+      if running then
         local size = redis.pcall('ZCARD', order)
         if type(size) == 'table' then
           noOrder = refusal(size, order, 'not a sorted set')
@@ -173,28 +192,14 @@ for j = 1, nq do
     if reply == true then -- a new answer: write it
       s = (s or 0) + 10
       local text = string.format(int, s)
-      if ms and not at then
-        at = string.format(int, ms) .. '-*'
-      end
-      local id = redis.pcall('XADD', log, at or '*', 'peserta', p, 'soal', question, 'skor', text)
-      if type(id) ~= 'string' and at then
-        at = nil -- its time's sequence is exhausted
-        id = redis.pcall('XADD', log, '*', 'peserta', p, 'soal', question, 'skor', text)
-      end
-      if type(id) == 'string' and not at then
-        ms = msOf(id)
-      end
-      if type(id) ~= 'string' then
-        if string.sub(id.err, 1, 9) == 'WRONGTYPE' then
-          reply = refusal(id, log, 'not a stream')
-        else -- the ACL was checked: its last ID is the greatest possible
-          reply = redis.error_reply('KUIS_CORRUPT ' .. log .. ': takes no entry: ' .. id.err)
-        end
-      else
+      local id, err = logged(p, question, text)
+      if id then
         redis.call('SADD', answers, pair)
         redis.call('ZADD', board, text, p)
         redis.call('ZADD', order, place(s / 10, ms), p)
         reply = s
+      else
+        reply = err
       end
     end
     out[a] = reply

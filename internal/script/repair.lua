@@ -33,9 +33,9 @@ end
 for _, entry in ipairs(check and {} or redis.call('XRANGE', log, ARGV[1], '+')) do
   if entry[1] ~= ARGV[1] then
     -- Only an entry of a counted answer places its participant.
-    local p, q = answerOf(entry)
+    local p, q = answerOf(entry, n)
     if p and redis.call('SISMEMBER', answers, q .. ':' .. p) == 1 then
-      latest[p] = msOf(entry[1])
+      latest[p] = timeOf(entry[1])
     end
   end
 end
@@ -44,7 +44,7 @@ local out = {}
 for i = 2, #ARGV, 2 do
   local p = ARGV[i]
   local count = 0
-  for q = 1, n do
+  for q = 1, storedName(p) and n or 0 do
     if redis.call('SISMEMBER', answers, q .. ':' .. p) == 1 then
       count = count + 1
     end

@@ -23,7 +23,7 @@ local err = g.permitted({'UNLINK', board}, {'UNLINK', order}, {'RENAME', stage, 
 if err then
   return err
 end
-local _, _, err = g.intact(meta, board, answers, log, order)
+local _, n, err = g.intact(meta, board, answers, log, order)
 if err then
   return err
 end
@@ -36,11 +36,11 @@ if entries[1] and entries[1][1] == after then
   table.remove(entries, 1)
 end
 for i = 1, math.min(#entries, most) do
-  local p, q = answerOf(entries[i])
+  local p, q = answerOf(entries[i], n)
   if p and redis.call('SISMEMBER', answers, q .. ':' .. p) == 1 then
     local score = (tonumber(redis.call('ZSCORE', stage, p)) or 0) + 10
     redis.call('ZADD', stage, score, p)
-    redis.call('ZADD', stageOrder, place(score / 10, msOf(entries[i][1])), p)
+    redis.call('ZADD', stageOrder, place(score / 10, timeOf(entries[i][1])), p)
   end
 end
 if #entries > most then

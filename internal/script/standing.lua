@@ -15,7 +15,7 @@ local ranked, err = g.ranking(KEYS[2], KEYS[3], ARGV[2] == 'time')
 if err then
   return err
 end
-local score, err = g.call(KEYS[2] .. ': not a sorted set', 'ZSCORE', KEYS[2], ARGV[1])
+local score, err = g.call('not a sorted set', 'ZSCORE', KEYS[2], ARGV[1])
 if err then
   return err
 end

@@ -1,0 +1,273 @@
+package kuis
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/kuisboard/kuis/internal/wire"
+	"github.com/redis/rueidis"
+)
+
+// A whole quiz as one read found it, and the rules every reader of a whole
+// quiz (Recap, Audit, Repair) takes from it: which answers are counted,
+// when each was counted, and so where each participant is placed.
+
+// snapshot is the keys of one quiz as one read found them.
+type snapshot struct {
+	fields  map[string]string // the meta hash (empty: none)
+	info    Info              // fields decoded, when infoErr is nil
+	infoErr error
+	board   []rueidis.ZScore // the board, by score then name, descending (ZRANGE ... REV)
+	order   []rueidis.ZScore // the order set, likewise; nil when not read
+	members []string         // the answers set
+	log     []logRead        // the log, in order
+}
+
+// logRead is one log entry as read, with what is wrong with it if it is
+// not a whole entry (an answer that does not decode, say).
+type logRead struct {
+	wire.Entry
+	err error
+}
+
+// questions is the bound of the quiz's question numbers: its jumlah_soal,
+// or the most any quiz has when meta does not decode.
+func (s *snapshot) questions() int {
+	if s.infoErr != nil {
+		return wire.MaxQuestions
+	}
+	return int(s.info.Questions)
+}
+
+// setMeta takes the meta hash as read.
+func (s *snapshot) setMeta(q quiz, fields map[string]string) {
+	s.fields = fields
+	s.info, s.infoErr = q.decodeMeta(fields, nil, needAll)
+}
+
+// addEntries decodes log entries as read, in order.
+func (s *snapshot) addEntries(entries []rueidis.XRangeEntry) {
+	for _, raw := range entries {
+		e, err := wire.DecodeEntry(raw.ID, raw.FieldValues, s.questions())
+		s.log = append(s.log, logRead{e, err})
+	}
+}
+
+// parts names the keys a paged read takes.
+type parts struct{ meta, board, order, answers, log bool }
+
+// readPages reads the parts of the quiz asked for, in pages on c,
+// so that no step holds the server long: HGETALL meta, ZSCAN of the board
+// and the order set, SSCAN of the answers set and XRANGE of the log, each
+// COUNT pageSize. The pages are of different moments. A key of the wrong
+// type is ErrCorrupt.
+func (q quiz) readPages(ctx context.Context, c rueidis.CommandClient, p parts) (snapshot, error) {
+	k := q.keys
+	var s snapshot
+	var err error
+	if p.meta {
+		fields, err := sendOne(ctx, c, c.B().Hgetall().Key(k.meta).Build()).AsStrMap()
+		if err != nil {
+			return s, q.fail(err, "", k.meta)
+		}
+		s.setMeta(q, fields)
+	} else {
+		s.setMeta(q, nil)
+	}
+	if p.board {
+		if s.board, err = q.scanSorted(ctx, c, k.board); err != nil {
+			return s, err
+		}
+	}
+	if p.order {
+		if s.order, err = q.scanSorted(ctx, c, k.order); err != nil {
+			return s, err
+		}
+	}
+	if p.answers {
+		if s.members, err = q.scanMembers(ctx, c, k.answers); err != nil {
+			return s, err
+		}
+	}
+	if p.log {
+		if err := q.readLog(ctx, c, &s); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+// readLog adds every entry of the log to s, in pages of XRANGE ... COUNT
+// pageSize on c.
+func (q quiz) readLog(ctx context.Context, c rueidis.CommandClient, s *snapshot) error {
+	k, start := q.keys.log, "-"
+	for {
+		entries, err := sendOne(ctx, c, c.B().Xrange().Key(k).Start(start).End("+").Count(q.s.tune.pageSize).Build()).AsXRange()
+		if err != nil {
+			return q.fail(err, "", k)
+		}
+		s.addEntries(entries)
+		if int64(len(entries)) < q.s.tune.pageSize {
+			return nil
+		}
+		last, ok := wire.ParseID(entries[len(entries)-1].ID)
+		if !ok {
+			return corrupt(k, "entry ID %s is not <ms>-<seq>", quote(entries[len(entries)-1].ID))
+		}
+		next, ok := last.Next()
+		if !ok {
+			return nil // the greatest ID: nothing can follow it
+		}
+		start = next.String()
+	}
+}
+
+// scanMembers reads a set whole with SSCAN pages on c, each member once
+// (SSCAN may return one twice), sorted.
+func (q quiz) scanMembers(ctx context.Context, c rueidis.CommandClient, key string) ([]string, error) {
+	var members []string
+	err := q.scanPages(ctx, c, key, func(cursor uint64) rueidis.Completed {
+		return c.B().Sscan().Key(key).Cursor(cursor).Count(q.s.tune.pageSize).Build()
+	}, func(page []string) error {
+		members = append(members, page...)
+		return nil
+	})
+	slices.Sort(members)
+	return slices.Compact(members), err
+}
+
+// scanSorted reads a sorted set whole with ZSCAN pages on c and returns it
+// in ZRANGE ... REV's order: by score, then by name, both descending.
+func (q quiz) scanSorted(ctx context.Context, c rueidis.CommandClient, key string) ([]rueidis.ZScore, error) {
+	scores := map[string]float64{}
+	err := q.scanPages(ctx, c, key, func(cursor uint64) rueidis.Completed {
+		return c.B().Zscan().Key(key).Cursor(cursor).Count(q.s.tune.pageSize).Build()
+	}, func(flat []string) error {
+		for i := 0; i+1 < len(flat); i += 2 {
+			f, err := strconv.ParseFloat(flat[i+1], 64)
+			if err != nil {
+				return corrupt(key, "member %s has score %s", quote(flat[i]), quote(flat[i+1]))
+			}
+			scores[flat[i]] = f
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	zs := make([]rueidis.ZScore, 0, len(scores))
+	for m, s := range scores {
+		zs = append(zs, rueidis.ZScore{Member: m, Score: s})
+	}
+	slices.SortFunc(zs, func(a, b rueidis.ZScore) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(b.Member, a.Member))
+	})
+	return zs, nil
+}
+
+// scanPages runs a SCAN-family command on c from cursor 0 until it is 0 again.
+func (q quiz) scanPages(ctx context.Context, c rueidis.CommandClient, key string, cmd func(uint64) rueidis.Completed, page func([]string) error) error {
+	var cursor uint64
+	for {
+		entry, err := sendOne(ctx, c, cmd(cursor)).AsScanEntry()
+		if err != nil {
+			return q.fail(err, "", key)
+		}
+		if err := page(entry.Elements); err != nil {
+			return err
+		}
+		if cursor = entry.Cursor; cursor == 0 {
+			return nil
+		}
+	}
+}
+
+// counting is what the answers set and the log say together, by the rules
+// every reader of a whole quiz shares:
+//   - an answer is counted when its pair is in the answers set: a logged
+//     answer whose pair is not there is no grade (Audit reports it);
+//   - a counted answer's time is its first log entry's; a counted answer
+//     without an entry (written before the log existed) has none;
+//   - a participant's place holds the time of their latest counted answer
+//     in the log's order, or none when a place cannot hold that time.
+type counting struct {
+	counts  map[string]int64 // participant -> counted answers
+	correct []int            // per question, 1 to jumlah_soal: participants who answered it
+	// answers are the counted answers: those without a log entry first, by
+	// question then participant, then the logged ones in the order of their
+	// first entries.
+	answers []AnswerRecord
+	latest  map[string]int64 // participant -> ms their place holds (0: none)
+	logged  map[string]bool  // pairs counted with an entry
+	bad     []string         // members of the answers set that are no pair of the quiz
+	// finishedAt is the time of the log's first finish entry.
+	finishedAt time.Time
+}
+
+// count applies the rules to s. An answer logged after since (nil: none),
+// whose pair the answers set read lacked, counts too: Repair reads the set
+// in pages while answers are counted, and an answer counted meanwhile may
+// be missed by the pages but not by the log read after them.
+func (s *snapshot) count(since *wire.ID) counting {
+	n := s.questions()
+	c := counting{counts: map[string]int64{}, correct: make([]int, n), latest: map[string]int64{}, logged: map[string]bool{}}
+	counted := make(map[string]bool, len(s.members))
+	for _, m := range s.members {
+		q, p, ok := wire.ParsePair(m, n)
+		if !ok {
+			c.bad = append(c.bad, m)
+			continue
+		}
+		counted[m] = true
+		c.counts[p]++
+		c.correct[q-1]++
+	}
+	var logged []AnswerRecord
+	for _, e := range s.log {
+		switch {
+		case e.err != nil:
+			continue
+		case e.Kind == wire.Finish && c.finishedAt.IsZero():
+			c.finishedAt = e.ID.Time()
+		case e.Kind != wire.Answer:
+			continue
+		}
+		pair := e.Pair()
+		if !counted[pair] && since != nil && since.Less(e.ID) {
+			counted[pair] = true
+			c.counts[e.Participant]++
+			c.correct[e.Question-1]++
+		}
+		if !counted[pair] || c.logged[pair] {
+			continue
+		}
+		c.logged[pair] = true
+		logged = append(logged, AnswerRecord{Participant: e.Participant, Question: e.Question, At: e.ID.Time()})
+		c.latest[e.Participant] = 0
+		if e.ID.MS < wire.PlaceUnit {
+			c.latest[e.Participant] = int64(e.ID.MS)
+		}
+	}
+	c.answers = []AnswerRecord{} // never nil: an archive of a quiz without answers says [] in JSON
+	for _, m := range s.members {
+		if q, p, ok := wire.ParsePair(m, n); ok && !c.logged[m] {
+			c.answers = append(c.answers, AnswerRecord{Participant: p, Question: q})
+		}
+	}
+	slices.SortFunc(c.answers, func(a, b AnswerRecord) int {
+		return cmp.Or(cmp.Compare(a.Question, b.Question), strings.Compare(a.Participant, b.Participant))
+	})
+	c.answers = append(c.answers, logged...)
+	return c
+}
+
+// place is where participant p belongs in the order set, by the counting:
+// their counted answers and the time of the latest.
+func (c counting) place(p string) int64 {
+	place, _ := wire.Place(c.counts[p], c.latest[p])
+	return place
+}

@@ -1,0 +1,61 @@
+package kuis
+
+import (
+	"context"
+
+	"github.com/kuisboard/kuis/internal/wire"
+	"github.com/redis/rueidis"
+)
+
+// quizState is a quiz as its feeds follow it and where Repair starts: its
+// meta, and the first and last entries of its log.
+type quizState struct {
+	info Info
+	// start is the log's first entry (the start entry Create writes) and
+	// tail its last; nil for an empty or missing log. Either may be an entry
+	// that does not decode (its err set): a reader meets it in its turn.
+	start, tail *logRead
+}
+
+// state reads the quiz's meta and the two ends of its log in one round trip:
+// HGETALL meta first, then XRANGE log - + COUNT 1 and XREVRANGE log + -
+// COUNT 1, so that once the status says selesai, nothing is logged after the
+// tail read. Errors: ErrQuizNotFound, ErrCorrupt (meta, or a key of the
+// wrong type), ErrForbidden.
+func (q quiz) state(ctx context.Context) (quizState, error) {
+	k, c := q.keys, q.s.client
+	res := send(ctx, c,
+		c.B().Hgetall().Key(k.meta).Build(),
+		c.B().Xrange().Key(k.log).Start("-").End("+").Count(1).Build(),
+		c.B().Xrevrange().Key(k.log).End("+").Start("-").Count(1).Build())
+	fields, err := res[0].AsStrMap()
+	info, err := q.decodeMeta(fields, err, needStatus|needQuestions)
+	if err != nil {
+		return quizState{}, err
+	}
+	st := quizState{info: info}
+	for i, end := range []**logRead{&st.start, &st.tail} {
+		entries, err := res[1+i].AsXRange()
+		if err != nil {
+			return quizState{}, q.fail(err, "", k.log)
+		}
+		if len(entries) == 0 {
+			continue
+		}
+		if *end, err = q.entryOf(entries[0], int(info.Questions)); err != nil {
+			return quizState{}, err
+		}
+	}
+	return st, nil
+}
+
+// entryOf decodes one entry the log returned, of a quiz of questions
+// questions: an ID that is no stream ID is ErrCorrupt; any other fault is
+// left in the entry's err, for the reader to judge.
+func (q quiz) entryOf(raw rueidis.XRangeEntry, questions int) (*logRead, error) {
+	e, err := wire.DecodeEntry(raw.ID, raw.FieldValues, questions)
+	if _, ok := wire.ParseID(raw.ID); !ok {
+		return nil, corrupt(q.keys.log, "%v", err)
+	}
+	return &logRead{e, err}, nil
+}
