@@ -57,7 +57,7 @@ func (s *Store) Audit(ctx context.Context, quizID string) ([]Violation, error) {
 type auditor struct {
 	q      quiz
 	found  []Violation
-	status string          // meta's status field as found ("" when missing)
+	status string // meta's status field as found ("" when missing)
 }
 
 func (a *auditor) add(key, rule, format string, args ...any) {
