@@ -3,8 +3,10 @@ package kuis
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
+	"github.com/kuisboard/kuis/internal/batch"
 	"github.com/kuisboard/kuis/internal/script"
 	"github.com/redis/rueidis"
 )
@@ -71,7 +73,7 @@ func (b *Board) recordAnswer(ctx context.Context, participant string, question i
 	if err := b.q.checkAnswer(participant, question); err != nil {
 		return Answer{}, err
 	}
-	reply, err := b.q.s.rec.record(ctx, b.q, participant, question)
+	reply, err := b.q.s.rec.Do(ctx, b.q.slot, recordItem{keys: b.q.keys, participant: participant, question: question})
 	if err != nil {
 		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
 	}
@@ -138,33 +140,28 @@ func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]Ans
 }
 
 // sendAnswers sends the answers at positions sent, in runs of up to
-// maxChunk, and sets their results in out. It returns the first error that
-// is not the server's: one for the call as a whole.
+// maxChunk, pipelined, and sets their results in out. It returns the first
+// error that is not the server's: one for the call as a whole.
 func (b *Board) sendAnswers(ctx context.Context, answers []AnswerInput, sent []int, out []AnswerResult) error {
 	if err := ctx.Err(); err != nil { // nothing is sent
 		for _, i := range sent {
-			out[i].Err = b.q.fail(err, answers[i].Participant, b.q.keys.board)
+			out[i].Err = b.q.fail(fmt.Errorf("%w: %w", batch.ErrNotSent, err), answers[i].Participant, b.q.keys.board)
 		}
 		return out[sent[0]].Err
 	}
-	keys := b.q.keys.quizKeys()
-	execs := make([]rueidis.LuaExec, 0, (len(sent)+maxChunk-1)/maxChunk)
-	for lo := 0; lo < len(sent); lo += maxChunk {
-		chunk := sent[lo:min(lo+maxChunk, len(sent))]
-		args := make([]string, 0, 3*len(chunk))
-		for _, i := range chunk {
-			args = append(args, "1", answers[i].Participant, strconv.Itoa(answers[i].Question))
+	var execs []rueidis.LuaExec
+	for chunk := range slices.Chunk(sent, maxChunk) {
+		items := make([]recordItem, len(chunk))
+		for j, i := range chunk {
+			items[j] = recordItem{keys: b.q.keys, participant: answers[i].Participant, question: answers[i].Question}
 		}
-		execs = append(execs, rueidis.LuaExec{Keys: keys, Args: args})
+		execs = append(execs, recordRun(items))
 		b.q.s.counts.ran(len(chunk))
 	}
 	var callErr error
 	for c, res := range runScript(ctx, b.q.s.client, script.RecordAnswer, execs...) {
 		chunk := sent[c*maxChunk : min((c+1)*maxChunk, len(sent))]
-		replies, err := res.ToArray()
-		if err == nil && len(replies) != len(chunk) {
-			err = errReplyLength(len(replies), len(chunk))
-		}
+		replies, err := recordReplies(res, len(chunk))
 		for j, i := range chunk {
 			if err != nil {
 				out[i].Err = b.q.fail(err, answers[i].Participant, b.q.keys.board)
@@ -179,9 +176,62 @@ func (b *Board) sendAnswers(ctx context.Context, answers []AnswerInput, sent []i
 	return callErr
 }
 
-// errReplyLength reports a record script reply with the wrong number of answers.
-func errReplyLength(got, want int) error {
-	return fmt.Errorf("record script replied %d answers, want %d", got, want)
+// Concurrent RecordAnswer calls of one Store share script runs
+// (internal/batch): the answers that arrive while runs are in flight go
+// together in the next one, whatever quiz they answer. A run takes only keys
+// of one hash slot: on a Redis Cluster, each slot has a lane of its own;
+// elsewhere every quiz shares one.
+const (
+	// maxChunk bounds the answers of one script run.
+	maxChunk = script.MaxAnswers
+	// maxInFlight is how many runs of one lane may be in flight at once:
+	// two, so that one run's answers queue while the other's round trip is
+	// under way, and the server always has the next run at hand.
+	maxInFlight = 2
+)
+
+// recordItem is one answer as the record script takes it.
+type recordItem struct {
+	keys        Keys
+	participant string
+	question    int
+}
+
+// recorder is a Store's lanes of answers waiting for a run, by hash slot.
+type recorder = batch.Batcher[uint16, recordItem, rueidis.RedisMessage]
+
+// runRecord runs one run of the record script: the recorder's run function.
+func (s *Store) runRecord(ctx context.Context, items []recordItem) ([]rueidis.RedisMessage, error) {
+	s.counts.ran(len(items))
+	return recordReplies(runScript(ctx, s.client, script.RecordAnswer, recordRun(items))[0], len(items))
+}
+
+// recordRun is the record script's run of items: the keys of each quiz
+// once, in the order the quizzes first appear, and a triple of quiz number,
+// participant and question per answer.
+func recordRun(items []recordItem) rueidis.LuaExec {
+	var keys []string
+	number := make(map[string]string, 1)
+	args := make([]string, 0, 3*len(items))
+	for _, it := range items {
+		n, ok := number[it.keys.meta]
+		if !ok {
+			n = strconv.Itoa(len(number) + 1)
+			number[it.keys.meta] = n
+			keys = append(keys, it.keys.quizKeys()...)
+		}
+		args = append(args, n, it.participant, strconv.Itoa(it.question))
+	}
+	return rueidis.LuaExec{Keys: keys, Args: args}
+}
+
+// recordReplies reads a run's reply: one element per answer, n in all.
+func recordReplies(res rueidis.RedisResult, n int) ([]rueidis.RedisMessage, error) {
+	replies, err := res.ToArray()
+	if err == nil && len(replies) != n {
+		err = fmt.Errorf("record script replied %d answers, want %d", len(replies), n)
+	}
+	return replies, err
 }
 
 // decodeAnswer reads one answer's element of record_answer.lua's reply: the

@@ -56,12 +56,7 @@ func Queued(s *Store, quizID string) int {
 	if err != nil {
 		return 0
 	}
-	s.rec.mu.Lock()
-	defer s.rec.mu.Unlock()
-	if l := s.rec.lanes[q.slot]; l != nil {
-		return len(l.queue)
-	}
-	return 0
+	return s.rec.QueuedIn(q.slot)
 }
 
 // OperationsTable is the operations table as the package doc must show it.

@@ -63,7 +63,7 @@ func (s *Store) Stats() Stats {
 		Failed:      c.failed.Load(),
 		Runs:        c.runs.Load(),
 		RunAnswers:  c.runAnswers.Load(),
-		Queued:      s.rec.queued(),
+		Queued:      int64(s.rec.Queued()),
 		Readers:     c.readers.Load(),
 		FeedReads:   c.feedReads.Load(),
 		Events:      c.events.Load(),

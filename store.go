@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/kuisboard/kuis/internal/batch"
 	"github.com/redis/rueidis"
 )
 
@@ -21,9 +22,9 @@ type Store struct {
 	client rueidis.Client
 	opts   options
 	tune   tuning
-	rec    *coalescer // RecordAnswer's queues
-	feeds  *feedHubs  // Board.Events' shared readers, one per quiz followed
-	counts counters   // what Stats reads
+	rec    *recorder // RecordAnswer's lanes
+	feeds  *feedHubs // Board.Events' shared readers, one per quiz followed
+	counts counters  // what Stats reads
 }
 
 // tuning holds the library's internal bounds. Only tests change them, through
@@ -79,7 +80,7 @@ func newStore(client rueidis.Client, tune tuning, opts ...Option) (*Store, error
 		return nil, ErrNeedsHashTag
 	}
 	s := &Store{client: client, opts: o, tune: tune, feeds: newFeedHubs()}
-	s.rec = newCoalescer(client, &s.counts)
+	s.rec = batch.New[uint16](maxChunk, maxInFlight, s.runRecord)
 	return s, nil
 }
 
