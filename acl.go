@@ -11,16 +11,19 @@ type Role int
 
 // The roles of the contract's key table.
 const (
-	// RoleApp is the quiz application: it records answers, reads board and
-	// meta, follows the feed and recaps; it never writes meta.
+	// RoleApp is the quiz application: it records answers (writing board,
+	// answers set, log and order set), reads meta and course boards, follows
+	// the feed and recaps; it never writes meta.
 	RoleApp Role = iota + 1
-	// RoleTeacher creates and finishes quizzes (the finish appends the log's
-	// finish entry), reads everything, recaps and audits; it never touches
-	// scores, the answers set or the order set.
+	// RoleTeacher creates and finishes quizzes (writing meta and the log),
+	// reads everything, recaps and audits; it never touches scores, the
+	// answers set or the order set.
 	RoleTeacher
 	// RoleOperator repairs boards, purges and lists quizzes, reads
 	// everything, recaps and audits: the only role with deletes, renames and
-	// SCAN. It never writes meta or the log.
+	// SCAN. It writes the board, the order set, the repair keys and course
+	// boards, and deletes any key of the namespace, but never writes meta,
+	// the answers set or the log.
 	RoleOperator
 )
 
@@ -52,23 +55,42 @@ var clientCache = []string{"+client|tracking", "+client|caching", "+multi", "+ex
 // after `ACL SETUSER <name> reset on >password`, one argument each. They follow
 // WithNamespace; WithHashTag needs nothing more. Each role is granted exactly
 // the commands of the operations it may run (the package doc's operations
-// table): any other call of the library answers ErrForbidden and writes
-// nothing, and Repair and PurgeQuiz refuse before they read (PurgeQuiz never
-// calls archive then). With WithClientCache the rules also allow client-side
-// caching (CLIENT TRACKING, CLIENT CACHING, MULTI, EXEC, PTTL); without it
-// they do not, so build the user's client with rueidis.ClientOption.DisableCache:
-// otherwise rueidis sends CLIENT TRACKING as it connects and the server
-// refuses the connection. Grant the cache only where it is used: a user
-// allowed CLIENT TRACKING can turn on BCAST tracking without a prefix, and a
-// server without redis/redis#15371 (Redis 7.0.15 still leaks) then sends it
-// an invalidation naming every key that changes, other applications' included.
+// table), writes only the keys those operations write, reads only those they
+// read, and nothing outside the namespace: any other call of the library
+// answers ErrForbidden and writes nothing, and Repair and PurgeQuiz refuse
+// before they read (PurgeQuiz never calls archive then). With WithClientCache
+// the rules also allow client-side caching (CLIENT TRACKING, CLIENT CACHING,
+// MULTI, EXEC, PTTL); without it they do not, so build the user's client with
+// rueidis.ClientOption.DisableCache: otherwise rueidis sends CLIENT TRACKING
+// as it connects and the server refuses the connection. Grant the cache only
+// where it is used: a user allowed CLIENT TRACKING can turn on BCAST tracking
+// without a prefix, and a server without redis/redis#15371 (Redis 7.0.15
+// still leaks) then sends it an invalidation naming every key that changes,
+// other applications' included.
 //
 // Scripts run with the caller's rights, so a role also holds, at top level,
-// every command its scripts call: the app can send ZADD to its board
-// directly, and the teacher can append entries to the log. EVAL declares
-// every key of a script read-write; a selector lets the app and the teacher
-// name the quiz's keys in their scripts while the commands inside stay
-// checked against the role's own key rules.
+// every command its scripts call, on the keys it writes: the app can send
+// ZADD to its board directly, and the teacher can append entries to the log.
+// The operator deletes whole quizzes (PurgeQuiz) and every key of the
+// namespace (Purge), which no rule can limit to finished quizzes. The
+// README's "What ACL cannot close" lists these writes and what Audit reports
+// of each. EVAL and EVALSHA take every key a script declares as read and
+// written; a selector lets a role declare any key of the namespace, and each
+// command the script runs is checked against the rules, as at top level.
+//
+// ACL users belong to each server: ACL SETUSER changes the node it is sent
+// to, and neither replication nor the cluster bus carries it. Create the users
+// on a standalone server, or on every node of a cluster, replicas included
+// (a replica serves reads and becomes a primary at a failover), and on every
+// node that joins later. A client connects although a node lacks the user:
+// only the quizzes whose hash slots that node holds fail (WRONGPASS), and
+// only once the client first reaches that node, which may be long after
+// start-up. To keep the users over a restart, ask each node CONFIG GET
+// aclfile: when it names a file, ACL SAVE writes the users there; when it is
+// empty, the users live in redis.conf, as `user <name> reset on >password
+// <rules>` lines (a selector's parenthesised group written as it is), which
+// CONFIG REWRITE writes there, together with every other setting changed at
+// runtime. The deploy example prints a script that does all of it.
 //
 // ACLRules returns nil for an unknown role or an invalid namespace.
 func ACLRules(role Role, opts ...Option) []string {
@@ -76,21 +98,30 @@ func ACLRules(role Role, opts ...Option) []string {
 	if err != nil {
 		return nil
 	}
-	k := keyNames(options{namespace: o.namespace}, "*") // "*" matches a braced quiz ID too
-	quiz := "~" + k.meta + " ~" + k.board + " ~" + k.answers + " ~" + k.log + " ~" + k.order
-	var rules []string
+	plain := options{namespace: o.namespace}
+	k, c := keyNames(plain, "*"), courseKeyNames(plain, "*") // "*" matches a braced ID too
+	// The keys the role's operations write, and those they only read.
+	var writes, reads []string
 	switch role {
 	case RoleApp:
-		rules = []string{"~" + k.board, "~" + k.answers, "~" + k.log, "~" + k.order, "%R~" + k.meta}
+		writes = []string{k.board, k.answers, k.log, k.order}
+		reads = []string{k.meta, c.board, c.ledger}
 	case RoleTeacher:
-		rules = []string{"~" + k.meta, "~" + k.log, "%R~" + k.board, "%R~" + k.answers, "%R~" + k.order,
-			"%R~" + k.repairBoard, "%R~" + k.repairOrder}
+		writes = []string{k.meta, k.log}
+		reads = []string{k.board, k.answers, k.order, k.repairBoard, k.repairOrder, c.board, c.ledger}
 	case RoleOperator:
-		rules = []string{"~" + o.namespace + ":*"}
+		writes = []string{k.board, k.order, k.repairBoard, k.repairOrder, c.board, c.ledger}
+		reads = []string{k.meta, k.answers, k.log}
 	default:
 		return nil
 	}
-	rules = append([]string{"resetkeys", "resetchannels"}, rules...)
+	rules := []string{"resetkeys", "resetchannels"}
+	for _, key := range writes {
+		rules = append(rules, "~"+key)
+	}
+	for _, key := range reads {
+		rules = append(rules, "%R~"+key)
+	}
 	rules = append(rules, clientBase...)
 	if o.cacheTTL > 0 {
 		rules = append(rules, clientCache...)
@@ -102,13 +133,19 @@ func ACLRules(role Role, opts ...Option) []string {
 		}
 	}
 	slices.Sort(cmds)
-	for _, c := range slices.Compact(cmds) {
-		if r := "+" + strings.ToLower(c); !slices.Contains(rules, r) {
+	for _, cmd := range slices.Compact(cmds) {
+		if r := "+" + strings.ToLower(cmd); !slices.Contains(rules, r) {
 			rules = append(rules, r)
 		}
 	}
-	if role != RoleOperator { // the operator holds every key of the namespace already
-		rules = append(rules, "("+quiz+" +evalsha +eval)")
+	namespace := o.namespace + ":*"
+	// EVAL and EVALSHA may declare any key of the namespace: the server
+	// checks each command a script runs against the rules above.
+	rules = append(rules, "(~"+namespace+" +evalsha +eval)")
+	if role == RoleOperator {
+		// Purge and PurgeQuiz delete whole quizzes, and Purge every key of
+		// the namespace: deleting is all this selector allows.
+		rules = append(rules, "(%W~"+namespace+" +unlink)")
 	}
 	return rules
 }

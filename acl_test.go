@@ -18,14 +18,26 @@ import (
 // aclUser makes, on every node, an ACL user of a unique name with
 // `ACL SETUSER <name> reset on >password` and rules, deletes it at cleanup,
 // and returns a client logged in as it, with client-side caching only if the
-// rules allow CLIENT TRACKING. It skips the test on miniredis.
+// rules allow CLIENT TRACKING. It skips the test on miniredis. setUser makes
+// the user only.
 func aclUser(t *testing.T, e *env, rules []string) rueidis.Client {
+	t.Helper()
+	name, password := setUser(t, e, rules)
+	if !slices.Contains(rules, "+client|tracking") {
+		return redistest.ClientAsUncached(t, name, password)
+	}
+	return redistest.ClientAs(t, name, password)
+}
+
+// setUser makes the user of aclUser on every node, deletes it at cleanup,
+// and returns its name and password.
+func setUser(t *testing.T, e *env, rules []string) (name, password string) {
 	t.Helper()
 	skipWithoutACL(t)
 	if len(rules) == 0 {
 		t.Fatal("no ACL rules")
 	}
-	name, password := "kuis-"+redistest.Namespace(t), redistest.Namespace(t)
+	name, password = "kuis-"+redistest.Namespace(t), redistest.Namespace(t)
 	nodes := e.client.Nodes()
 	for _, addr := range redistest.Nodes() {
 		if _, ok := nodes[addr]; !ok {
@@ -43,10 +55,7 @@ func aclUser(t *testing.T, e *env, rules []string) rueidis.Client {
 			t.Fatalf("ACL SETUSER %s on %s: %v", name, addr, err)
 		}
 	}
-	if !slices.Contains(rules, "+client|tracking") {
-		return redistest.ClientAsUncached(t, name, password)
-	}
-	return redistest.ClientAs(t, name, password)
+	return name, password
 }
 
 // skipWithoutACL skips the test on miniredis, which has no ACL.
@@ -160,7 +169,8 @@ func refusedOperator(t *testing.T, e *env, s, rebuilds *kuis.Store, id, done str
 // client-side cache, records answers by both paths, logged and placed in the
 // order set, and runs every read, in either tie order, and Recap; it is
 // refused, with nothing written, every meta write, Audit, everything only the
-// operator may do, and any other namespace.
+// operator may do, and any other namespace; the server refuses it DEL and
+// XTRIM of the log.
 func TestACLAppRole(t *testing.T) {
 	eachCache(t, func(t *testing.T, cached bool) {
 		e := newEnv(t)
@@ -246,6 +256,8 @@ func TestACLAppRole(t *testing.T) {
 		checkRefused(t, e, keys, isRefusal,
 			rawAs(e.ctx, app, "HSET", k.Meta(), "status", "selesai"),
 			rawAs(e.ctx, app, "DEL", k.Meta()),
+			rawAs(e.ctx, app, "DEL", k.Log()),
+			rawAs(e.ctx, app, "XTRIM", k.Log(), "MAXLEN", "0"),
 			rawAs(e.ctx, app, "UNLINK", k.Board()),
 			rawAs(e.ctx, app, "SCAN", "0"),
 			evalAs(e.ctx, app, "return redis.call('HSET', KEYS[1], 'status', 'selesai')", k.Meta()),
@@ -259,7 +271,8 @@ func TestACLAppRole(t *testing.T) {
 // without the client-side cache, runs every read, creates, finishes, audits
 // and recaps; it is refused, with nothing written, every answer, everything
 // only the operator may do, and any other namespace, and the server refuses
-// it every write to board, answers and order set, UNLINK, RENAME and SCAN.
+// it every write to board, answers and order set, UNLINK, RENAME and SCAN,
+// and DEL and XTRIM of the log.
 func TestACLTeacherRole(t *testing.T) {
 	eachCache(t, func(t *testing.T, cached bool) {
 		e := newEnv(t)
@@ -308,6 +321,8 @@ func TestACLTeacherRole(t *testing.T) {
 			rawAs(e.ctx, teacher, "UNLINK", k.Answers()),
 			rawAs(e.ctx, teacher, "RENAME", k.Board(), k.RepairBoard()),
 			rawAs(e.ctx, teacher, "SCAN", "0"),
+			rawAs(e.ctx, teacher, "DEL", k.Log()),
+			rawAs(e.ctx, teacher, "XTRIM", k.Log(), "MAXLEN", "0"),
 			rawAs(e.ctx, teacher, "XADD", ko.Log(), "*", "status", "selesai"),
 			rawAs(e.ctx, teacher, "HSET", ko.Meta(), "status", "selesai"),
 			evalAs(e.ctx, teacher, "return redis.call('ZINCRBY', KEYS[1], 10, 'Ali')", k.Board()),
@@ -345,7 +360,9 @@ func TestACLTeacherRole(t *testing.T) {
 // without the client-side cache, runs every read, audits, recaps, repairs
 // (in one script and by a rebuild), lists, archives and purges; it is
 // refused, with nothing written, every answer and every meta write, and the
-// server refuses it HSET on meta, XADD to the log and SADD to the answers.
+// server refuses it HSET on meta, XADD to the log, SADD to the answers, ZADD
+// onto meta or the log, RENAME onto meta or of the log, and the same inside
+// EVAL: a finished quiz stays finished.
 func TestACLOperatorRole(t *testing.T) {
 	eachCache(t, func(t *testing.T, cached bool) {
 		e := newEnv(t)
@@ -368,12 +385,21 @@ func TestACLOperatorRole(t *testing.T) {
 			refusedCall{"Create", func() error { return fm.Create(e.ctx, "Kuis baru", 3) }},
 			refusedCall{"Finish", func() error { return om.Finish(e.ctx) }},
 		)
+		kd := e.keys(done)
 		checkRefused(t, e, keys, isRefusal,
 			rawAs(e.ctx, operator, "HSET", k.Meta(), "status", "selesai"),
 			rawAs(e.ctx, operator, "XADD", k.Log(), "*", "status", "selesai"),
 			rawAs(e.ctx, operator, "SADD", k.Answers(), "3:Eka"),
+			rawAs(e.ctx, operator, "ZADD", kd.Meta(), "1", "status"),
+			rawAs(e.ctx, operator, "ZADD", kd.Log(), "1", "Eka"),
+			rawAs(e.ctx, operator, "RENAME", kd.Board(), kd.Meta()),
+			rawAs(e.ctx, operator, "RENAME", kd.Log(), kd.Board()),
 			evalAs(e.ctx, operator, "return redis.call('HSET', KEYS[1], 'status', 'selesai')", k.Meta()),
+			evalAs(e.ctx, operator, "return redis.call('RENAME', KEYS[1], KEYS[1])", kd.Meta()),
 		)
+		if !redistest.Cluster() { // a running quiz's meta onto a finished one's: two hash slots on a cluster
+			checkRefused(t, e, keys, isRefusal, rawAs(e.ctx, operator, "RENAME", k.Meta(), kd.Meta()))
+		}
 
 		if v, err := os.Audit(e.ctx, id); err != nil || !cmp.Equal(v, []kuis.Violation{}) {
 			t.Errorf("Audit = %#v, %v; want no violations", v, err)
@@ -511,26 +537,337 @@ func TestACLNoBroadcastTracking(t *testing.T) {
 	}
 }
 
-// TestACLWhatRolesCanStillDo: what ACL cannot close, and what Audit reports
-// of it. Scripts run with their caller's rights, so the app can ZADD its
-// board directly, with any score, and the teacher, who writes the log's
-// finish entry, can append any entry to the log.
+// TestACLWhatRolesCanStillDo: the README's "What ACL cannot close", each
+// write sent raw as its role on a reference quiz (finished where it says), and
+// what Audit reports of it afterwards; a finished quiz the teacher sets back
+// to berjalan counts answers again.
 func TestACLWhatRolesCanStillDo(t *testing.T) {
 	skipWithoutACL(t)
 	e := newEnv(t)
-	id, _, _ := e.reference()
-	k := e.keys(id)
-	app := aclUser(t, e, kuis.ACLRules(kuis.RoleApp, kuis.WithNamespace(e.ns)))
-	teacher := aclUser(t, e, kuis.ACLRules(kuis.RoleTeacher, kuis.WithNamespace(e.ns)))
-	if err := app.Do(e.ctx, app.B().Zadd().Key(k.Board()).ScoreMember().ScoreMember(500, "Ali").Build()).Error(); err != nil {
-		t.Fatalf("ZADD of the board as the app: %v", err)
+	users := map[kuis.Role]rueidis.Client{}
+	for _, r := range []kuis.Role{kuis.RoleApp, kuis.RoleTeacher, kuis.RoleOperator} {
+		users[r] = aclUser(t, e, kuis.ACLRules(r, kuis.WithNamespace(e.ns)))
 	}
-	if err := teacher.Do(e.ctx, teacher.B().Xadd().Key(k.Log()).Id("*").FieldValue().
-		FieldValue("peserta", "Eka").FieldValue("soal", "1").FieldValue("skor", "10").Build()).Error(); err != nil {
-		t.Fatalf("XADD to the log as the teacher: %v", err)
+	tests := []struct {
+		name     string
+		role     kuis.Role
+		finished bool
+		cmd      []string // the command, then its arguments after the key
+		target   string   // the kind of key it is sent to (keyKinds)
+		key      string   // the kind of key of Audit's violation
+		rule     string   // its rule
+		detail   string   // and a part of its detail
+	}{
+		{"app sets a score", kuis.RoleApp, false, []string{"ZADD", "500", "Ali"}, "board",
+			"board", "score", `"Ali" has 500 points for 3 counted answers`},
+		{"app empties the log", kuis.RoleApp, false, []string{"XADD", "MAXLEN", "0", "*", "peserta", "Eka", "soal", "1", "skor", "10"}, "log",
+			"log", "log", `answer "1:Ali" is counted but not logged`},
+		{"teacher appends to the log", kuis.RoleTeacher, false, []string{"XADD", "*", "peserta", "Eka", "soal", "1", "skor", "10"}, "log",
+			"log", "log", `logs answer "1:Eka", which the answers set does not hold`},
+		{"teacher empties the log", kuis.RoleTeacher, false, []string{"XADD", "MAXLEN", "0", "*", "status", "selesai"}, "log",
+			"log", "log", `answer "3:Dewi" is counted but not logged`},
+		{"teacher reopens a finished quiz", kuis.RoleTeacher, true, []string{"HSET", "status", "berjalan"}, "meta",
+			"log", "log", "while the status is berjalan"},
+		{"operator deletes meta", kuis.RoleOperator, false, []string{"UNLINK"}, "meta",
+			"meta", "exists", "missing while other keys of the quiz exist"},
+		{"operator deletes the log", kuis.RoleOperator, false, []string{"UNLINK"}, "log",
+			"log", "exists", "missing while 9 answers are counted"},
 	}
-	v, err := e.store.Audit(e.ctx, id)
-	if err != nil || !hasViolation(v, k.Board(), "score") || !hasViolation(v, k.Log(), "log") {
-		t.Errorf("Audit = %+v, %v; want a score violation on %s and a log violation on %s", v, err, k.Board(), k.Log())
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			id, _, _ := e.reference()
+			if tc.finished {
+				e.finish(id)
+			}
+			c, key := users[tc.role], kindKey(e, id, "", tc.target)
+			if err := c.Do(e.ctx, c.B().Arbitrary(tc.cmd[0]).Keys(key).Args(tc.cmd[1:]...).Build()).Error(); err != nil {
+				t.Fatalf("%s %s %v as %v: %v", tc.cmd[0], key, tc.cmd[1:], tc.role, err)
+			}
+			if tc.finished { // finished no more: it takes answers again
+				if a, err := e.board(id).RecordAnswer(e.ctx, "Eka", 1); err != nil || a != (kuis.Answer{Score: 10}) {
+					t.Errorf("RecordAnswer after %s = %+v, %v; want it counted", tc.cmd[0], a, err)
+				}
+			}
+			v, err := e.store.Audit(e.ctx, id)
+			if err != nil {
+				t.Fatalf("Audit: %v", err)
+			}
+			want := kindKey(e, id, "", tc.key)
+			if !slices.ContainsFunc(v, func(x kuis.Violation) bool {
+				return x.Key == want && x.Rule == tc.rule && strings.Contains(x.Detail, tc.detail)
+			}) {
+				t.Errorf("Audit = %v; want a %s violation of %s saying %q", v, tc.rule, want, tc.detail)
+			}
+		})
+	}
+}
+
+// caseKeys are the keys of one ID: a quiz's, a course's, a key of the
+// namespace that is none of the contract's, and a board of another namespace.
+// All hold the ID in braces on a cluster (WithHashTag), so they share a slot.
+type caseKeys struct {
+	quiz           kuis.Keys
+	course         kuis.CourseKeys
+	other, outside string
+}
+
+// keyKind is one kind of key of the write matrix: its name as the README's
+// roles table says it, its key among a case's, and the command (after the
+// key) that makes one holding a value of its type.
+type keyKind struct {
+	name  string
+	key   func(caseKeys) string
+	value []string
+}
+
+// keyKinds are every kind of key of a namespace, and a key of another.
+var keyKinds = []keyKind{
+	{"meta", func(c caseKeys) string { return c.quiz.Meta() }, []string{"HSET", "judul", "Kuis", "jumlah_soal", "3", "status", "selesai"}},
+	{"board", func(c caseKeys) string { return c.quiz.Board() }, []string{"ZADD", "10", "Ali"}},
+	{"answers", func(c caseKeys) string { return c.quiz.Answers() }, []string{"SADD", "1:Ali"}},
+	{"log", func(c caseKeys) string { return c.quiz.Log() }, []string{"XADD", "*", "peserta", "Ali", "soal", "1", "skor", "10"}},
+	{"order", func(c caseKeys) string { return c.quiz.Order() }, []string{"ZADD", "1", "Ali"}},
+	{"repair board", func(c caseKeys) string { return c.quiz.RepairBoard() }, []string{"ZADD", "10", "Ali"}},
+	{"repair order", func(c caseKeys) string { return c.quiz.RepairOrder() }, []string{"ZADD", "1", "Ali"}},
+	{"course board", func(c caseKeys) string { return c.course.Board() }, []string{"ZADD", "10", "Ali"}},
+	{"course ledger", func(c caseKeys) string { return c.course.Ledger() }, []string{"HSET", "q:Ali", "10"}},
+	{"other", func(c caseKeys) string { return c.other }, []string{"SET", "x"}},
+	{"outside", func(c caseKeys) string { return c.outside }, []string{"ZADD", "10", "Ali"}},
+}
+
+// kind is the kind of key of that name.
+func kind(t testing.TB, name string) keyKind {
+	t.Helper()
+	i := slices.IndexFunc(keyKinds, func(k keyKind) bool { return k.name == name })
+	if i < 0 {
+		t.Fatalf("no kind of key %q", name)
+	}
+	return keyKinds[i]
+}
+
+// kindKey is the key of the named kind for ID id of e's namespace; outside
+// is another namespace.
+func kindKey(e *env, id, outside, name string) string {
+	e.t.Helper()
+	c := caseKeys{quiz: e.keys(id), course: kuis.CourseKeysOf(e.store, id),
+		other: e.ns + ":lain:{" + id + "}", outside: outside + ":papan:{" + id + "}"}
+	return kind(e.t, name).key(c)
+}
+
+// writeForms is how the matrix sends each write command: how many keys it
+// names first (each of every kind), then its other arguments. XADD's form is
+// the one that empties a log.
+var writeForms = map[string]struct {
+	keys int
+	args []string
+}{
+	"HSET":   {1, []string{"status", "berjalan"}},
+	"RENAME": {2, nil},
+	"SADD":   {1, []string{"9:Eka"}},
+	"UNLINK": {1, nil},
+	"XADD":   {1, []string{"MAXLEN", "0", "*", "peserta", "Eka", "soal", "1", "skor", "10"}},
+	"ZADD":   {1, []string{"20", "Eka"}},
+	"ZREM":   {1, []string{"Ali"}},
+}
+
+// roleWrites is the README's roles table: the kinds of key each role's
+// operations write. The operator also deletes every key of the namespace
+// (Purge, PurgeQuiz: "What ACL cannot close").
+var roleWrites = map[kuis.Role][]string{
+	kuis.RoleApp:      {"board", "answers", "log", "order"},
+	kuis.RoleTeacher:  {"meta", "log"},
+	kuis.RoleOperator: {"board", "order", "repair board", "repair order", "course board", "course ledger"},
+}
+
+// mayWrite is the expected matrix: whether role may send cmd naming keys of
+// these kinds.
+func mayWrite(role kuis.Role, cmd string, kinds []string) bool {
+	for _, k := range kinds {
+		deletes := role == kuis.RoleOperator && cmd == "UNLINK" && k != "outside"
+		if !deletes && !slices.Contains(roleWrites[role], k) {
+			return false
+		}
+	}
+	return true
+}
+
+// grantedWrites asks the server which commands the rules of user grant
+// (ACL GETUSER: at top level and in every selector) and returns, sorted,
+// those COMMAND INFO flags "write".
+func grantedWrites(t *testing.T, e *env, user string) []string {
+	t.Helper()
+	node := e.client.Nodes()[redistest.Nodes()[0]]
+	u, err := node.Do(e.ctx, node.B().AclGetuser().Username(user).Build()).AsMap()
+	if err != nil {
+		t.Fatalf("ACL GETUSER %s: %v", user, err)
+	}
+	rules, sel := []rueidis.RedisMessage{u["commands"]}, u["selectors"]
+	selectors, err := sel.ToArray()
+	if err != nil {
+		t.Fatalf("ACL GETUSER %s selectors: %v", user, err)
+	}
+	for _, s := range selectors {
+		m, err := s.AsMap()
+		if err != nil {
+			t.Fatalf("ACL GETUSER %s selector: %v", user, err)
+		}
+		rules = append(rules, m["commands"])
+	}
+	var granted []string
+	for _, r := range rules {
+		s, err := r.ToString()
+		if err != nil {
+			t.Fatalf("ACL GETUSER %s commands: %v", user, err)
+		}
+		var set []string // GETUSER writes the rules short, with categories: read them in order
+		for _, tok := range strings.Fields(s) {
+			names := []string{tok[1:]}
+			switch cat, isCat := strings.CutPrefix(tok[1:], "@"); {
+			case tok == "-@all":
+				set = nil
+				continue
+			case isCat && cat != "all":
+				if names, err = node.Do(e.ctx, node.B().AclCat().Categoryname(cat).Build()).AsStrSlice(); err != nil {
+					t.Fatalf("ACL CAT %s: %v", cat, err)
+				}
+			case isCat:
+				t.Fatalf("ACL GETUSER %s: %s", user, tok)
+			}
+			if tok[0] == '+' {
+				set = append(set, names...)
+			} else {
+				set = slices.DeleteFunc(set, func(c string) bool { return slices.Contains(names, c) })
+			}
+		}
+		granted = append(granted, set...)
+	}
+	slices.Sort(granted)
+	granted = slices.Compact(granted)
+	infos, err := node.Do(e.ctx, node.B().CommandInfo().CommandName(granted...).Build()).ToArray()
+	if err != nil || len(infos) != len(granted) {
+		t.Fatalf("COMMAND INFO %v: %d replies, %v", granted, len(infos), err)
+	}
+	var writes []string
+	for i, info := range infos {
+		fields, err := info.ToArray()
+		if err != nil || len(fields) < 3 {
+			t.Fatalf("COMMAND INFO %s: %v", granted[i], err)
+		}
+		flags, err := fields[2].AsStrSlice()
+		if err != nil {
+			t.Fatalf("COMMAND INFO %s flags: %v", granted[i], err)
+		}
+		if slices.Contains(flags, "write") {
+			writes = append(writes, strings.ToUpper(granted[i]))
+		}
+	}
+	slices.Sort(writes)
+	return slices.Compact(writes)
+}
+
+// writeCase is one write of the matrix: a command naming keys of given kinds.
+type writeCase struct {
+	cmd   string
+	kinds []string
+}
+
+// writeCases is every write command of cmds sent to every kind of key, each
+// key position taking every kind.
+func writeCases(t *testing.T, cmds []string) []writeCase {
+	t.Helper()
+	var out []writeCase
+	for _, cmd := range cmds {
+		form, ok := writeForms[cmd]
+		if !ok {
+			t.Fatalf("the rules grant the write command %s, which writeForms cannot send: add its form", cmd)
+		}
+		combos := [][]string{nil}
+		for range form.keys {
+			var next [][]string
+			for _, c := range combos {
+				for _, k := range keyKinds {
+					next = append(next, append(slices.Clip(c), k.name))
+				}
+			}
+			combos = next
+		}
+		for _, kinds := range combos {
+			out = append(out, writeCase{cmd, kinds})
+		}
+	}
+	return out
+}
+
+// TestACLWrites: every write command a role's rules grant, as the server
+// reads them (ACL GETUSER, COMMAND INFO), sent as the role to every kind of
+// key of the namespace and to another namespace's, at top level and inside
+// EVAL with its keys declared, is allowed exactly where the README's roles
+// table and its "What ACL cannot close" say (mayWrite); a refused write
+// changes nothing, and an allowed one that answers no error changed a key
+// (XADD MAXLEN 0 empties a log), unless it renames a key onto itself.
+func TestACLWrites(t *testing.T) {
+	skipWithoutACL(t)
+	e := newEnv(t)
+	outside := newEnv(t) // its cleanup deletes the outside keys
+	for _, role := range []kuis.Role{kuis.RoleApp, kuis.RoleTeacher, kuis.RoleOperator} {
+		t.Run(role.String(), func(t *testing.T) {
+			name, password := setUser(t, e, kuis.ACLRules(role, kuis.WithNamespace(e.ns)))
+			c := redistest.ClientAsUncached(t, name, password)
+			cmds := grantedWrites(t, e, name)
+			if len(cmds) == 0 {
+				t.Fatalf("ACL GETUSER %s grants no write command: a role's scripts write", name)
+			}
+			t.Logf("%v writes with %v", role, cmds)
+			for _, wc := range writeCases(t, cmds) {
+				for _, inScript := range []bool{false, true} {
+					checkWrite(t, e, outside.ns, c, role, wc, inScript)
+				}
+			}
+		})
+	}
+}
+
+// checkWrite makes wc's keys afresh, sends wc as client c of role, at top
+// level or inside EVAL, and checks the reply and the keys against mayWrite.
+func checkWrite(t *testing.T, e *env, outside string, c rueidis.Client, role kuis.Role, wc writeCase, inScript bool) {
+	t.Helper()
+	id := quizID()
+	var keys []string
+	for _, name := range wc.kinds {
+		key := kindKey(e, id, outside, name)
+		if !slices.Contains(keys, key) {
+			v := kind(t, name).value
+			e.mustRaw(v[0], key, v[1:]...)
+		}
+		keys = append(keys, key)
+	}
+	form := writeForms[wc.cmd]
+	args := append(append([]string{wc.cmd}, keys...), form.args...)
+	before := e.dump(keys...)
+	var err error
+	if inScript {
+		err = c.Do(e.ctx, c.B().Eval().Script("return redis.call(unpack(ARGV))").Numkeys(int64(len(keys))).
+			Key(keys...).Arg(args...).Build()).Error()
+	} else {
+		err = c.Do(e.ctx, c.B().Arbitrary(wc.cmd).Keys(keys...).Args(form.args...).Build()).Error()
+	}
+	after := e.dump(keys...)
+	where := "at top level"
+	if inScript {
+		where = "inside EVAL"
+	}
+	about := fmt.Sprintf("%v %s %s %s", role, wc.cmd, strings.Join(wc.kinds, ", "), where)
+	selfRename := len(keys) == 2 && keys[0] == keys[1] // RENAME k k: allowed, and changes nothing
+	switch want := mayWrite(role, wc.cmd, wc.kinds); {
+	case !want && !isRefusal(err):
+		t.Errorf("%s: err = %v, want a refusal", about, err)
+	case !want && !cmp.Equal(before, after):
+		t.Errorf("%s: refused, and changed keys (-before +after):\n%s", about, cmp.Diff(before, after))
+	case want && isRefusal(err):
+		t.Errorf("%s: refused (%v), want allowed", about, err)
+	case want && err != nil && !strings.Contains(err.Error(), "WRONGTYPE"):
+		t.Errorf("%s: err = %v, want none or WRONGTYPE", about, err)
+	case want && err == nil && !selfRename && cmp.Equal(before, after):
+		t.Errorf("%s: allowed and wrote nothing to %v", about, keys)
 	}
 }

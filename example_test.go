@@ -7,6 +7,7 @@ import (
 	"log"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
@@ -691,6 +692,47 @@ func ExampleACLRules() {
 	// app      zadd=true hset=false unlink=false scan=false client|tracking=false
 	// teacher  zadd=false hset=true unlink=false scan=false client|tracking=false
 	// operator zadd=true hset=false unlink=true scan=true client|tracking=false
+}
+
+// ACL users belong to each Redis node, so a deployment creates the three
+// roles' users on every node: a standalone server, or every primary and every
+// replica of a cluster. This program prints a shell script that does it with
+// redis-cli (authenticated by REDISCLI_AUTH), the users' passwords read from
+// the environment, and saves the users on each node so that they outlive a
+// restart: ACL SAVE where the node has an aclfile, else CONFIG REWRITE, which
+// writes them into redis.conf. The script stops at the first reply that is
+// not OK. Call ACLRules with the Store's own options.
+func ExampleACLRules_deploy() {
+	nodes := []string{"10.0.0.1:6379", "10.0.0.2:6379", "10.0.0.3:6379"}
+	users := []struct {
+		name, password string
+		role           kuis.Role
+	}{
+		{"kuis-app", "$KUIS_APP_PASSWORD", kuis.RoleApp},
+		{"kuis-teacher", "$KUIS_TEACHER_PASSWORD", kuis.RoleTeacher},
+		{"kuis-operator", "$KUIS_OPERATOR_PASSWORD", kuis.RoleOperator},
+	}
+	fmt.Println("set -eu")
+	fmt.Println(`ok() { r=$(redis-cli -u "redis://$node" "$@"); echo "$node $1 $2 ${3-}: $r"; [ "$r" = OK ]; }`)
+	fmt.Println("for node in " + strings.Join(nodes, " ") + "; do")
+	for _, u := range users {
+		line := "  ok ACL SETUSER " + u.name + ` reset on ">` + u.password + `"`
+		for _, rule := range kuis.ACLRules(u.role) {
+			line += " '" + rule + "'" // quoted: the shell must not expand ~, * or ( )
+		}
+		fmt.Println(line)
+	}
+	fmt.Println(`  if [ -n "$(redis-cli -u "redis://$node" CONFIG GET aclfile | sed -n 2p)" ]; then ok ACL SAVE; else ok CONFIG REWRITE; fi`)
+	fmt.Println("done")
+	// Output:
+	// set -eu
+	// ok() { r=$(redis-cli -u "redis://$node" "$@"); echo "$node $1 $2 ${3-}: $r"; [ "$r" = OK ]; }
+	// for node in 10.0.0.1:6379 10.0.0.2:6379 10.0.0.3:6379; do
+	//   ok ACL SETUSER kuis-app reset on ">$KUIS_APP_PASSWORD" 'resetkeys' 'resetchannels' '~kuis:papan:*' '~kuis:jawaban:*' '~kuis:catatan:*' '~kuis:urutan:*' '%R~kuis:meta:*' '%R~kuis:kursus:*' '%R~kuis:kursus-rincian:*' '-@all' '+hello' '+ping' '+client|setname' '+cluster|slots' '+cluster|shards' '+eval' '+evalsha' '+evalsha_ro' '+eval_ro' '+exec' '+exists' '+hgetall' '+hlen' '+hmget' '+multi' '+sadd' '+scard' '+sismember' '+smembers' '+smismember' '+sscan' '+unwatch' '+watch' '+xadd' '+xlen' '+xrange' '+xread' '+xrevrange' '+zadd' '+zcard' '+zcount' '+zmscore' '+zrange' '+zrevrank' '+zscan' '+zscore' '(~kuis:* +evalsha +eval)'
+	//   ok ACL SETUSER kuis-teacher reset on ">$KUIS_TEACHER_PASSWORD" 'resetkeys' 'resetchannels' '~kuis:meta:*' '~kuis:catatan:*' '%R~kuis:papan:*' '%R~kuis:jawaban:*' '%R~kuis:urutan:*' '%R~kuis:papan-baru:*' '%R~kuis:urutan-baru:*' '%R~kuis:kursus:*' '%R~kuis:kursus-rincian:*' '-@all' '+hello' '+ping' '+client|setname' '+cluster|slots' '+cluster|shards' '+eval' '+evalsha' '+evalsha_ro' '+eval_ro' '+exec' '+exists' '+hgetall' '+hlen' '+hmget' '+hset' '+multi' '+pttl' '+scard' '+smembers' '+smismember' '+sscan' '+time' '+type' '+unwatch' '+watch' '+xadd' '+xlen' '+xrange' '+xread' '+xrevrange' '+zcard' '+zcount' '+zmscore' '+zrange' '+zrevrank' '+zscan' '+zscore' '(~kuis:* +evalsha +eval)'
+	//   ok ACL SETUSER kuis-operator reset on ">$KUIS_OPERATOR_PASSWORD" 'resetkeys' 'resetchannels' '~kuis:papan:*' '~kuis:urutan:*' '~kuis:papan-baru:*' '~kuis:urutan-baru:*' '~kuis:kursus:*' '~kuis:kursus-rincian:*' '%R~kuis:meta:*' '%R~kuis:jawaban:*' '%R~kuis:catatan:*' '-@all' '+hello' '+ping' '+client|setname' '+cluster|slots' '+cluster|shards' '+cluster|nodes' '+eval' '+evalsha' '+evalsha_ro' '+eval_ro' '+exec' '+exists' '+hgetall' '+hlen' '+hmget' '+multi' '+pttl' '+rename' '+scan' '+scard' '+sismember' '+smembers' '+smismember' '+sscan' '+type' '+unlink' '+unwatch' '+watch' '+xlen' '+xrange' '+xread' '+xrevrange' '+zadd' '+zcard' '+zcount' '+zmscore' '+zrange' '+zrem' '+zrevrank' '+zscan' '+zscore' '(~kuis:* +evalsha +eval)' '(%W~kuis:* +unlink)'
+	//   if [ -n "$(redis-cli -u "redis://$node" CONFIG GET aclfile | sed -n 2p)" ]; then ok ACL SAVE; else ok CONFIG REWRITE; fi
+	// done
 }
 
 // WithTies(TiesByTime) puts first, among equal scores, the participant whose

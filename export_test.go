@@ -83,3 +83,6 @@ func OperationCommands() map[string][]string {
 
 // ScriptCommands is what the table says each script calls.
 func ScriptCommands() map[string][]string { return scriptCommands }
+
+// CourseKeysOf is the key names of course courseID in s's namespace and form.
+func CourseKeysOf(s *Store, courseID string) CourseKeys { return courseKeyNames(s.opts, courseID) }
