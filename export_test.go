@@ -9,13 +9,12 @@ import (
 // Tuning is what the external tests may change of the library's internal
 // bounds; a zero field keeps the default.
 type Tuning struct {
-	ScanCount    int64             // SCAN page size of Purge and Quizzes
-	PageSize     int64             // SSCAN, ZSCAN and XRANGE page size of the paged reads
-	RepairStep   int               // most corrections in one Repair script; more are rebuilt
-	RecapInParts bool              // Recap reads every quiz in parts
-	FeedBlock    time.Duration     // how long one XREAD of the feed blocks
-	MemberBuffer int               // batches a feed reader may fall behind
-	ScanHook     func(addr string) // called after every SCAN page of Purge and Quizzes
+	ScanCount    int64         // SCAN page size of Purge and Quizzes
+	PageSize     int64         // SSCAN, ZSCAN and XRANGE page size of the paged reads
+	RepairStep   int           // most corrections in one Repair script; more are rebuilt
+	RecapInParts bool          // Recap reads every quiz in parts
+	FeedBlock    time.Duration // how long one XREAD of the feed blocks
+	MemberBuffer int           // batches a feed reader may fall behind
 }
 
 // NewTuned is New with the tuning t.
@@ -39,7 +38,6 @@ func NewTuned(client rueidis.Client, t Tuning, opts ...Option) (*Store, error) {
 	if t.MemberBuffer > 0 {
 		tune.memberBuffer = t.MemberBuffer
 	}
-	tune.scanHook = t.ScanHook
 	return newStore(client, tune, opts...)
 }
 

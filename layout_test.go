@@ -215,7 +215,7 @@ func slotMoveCase(t *testing.T, op string, leaveOpen bool) {
 			}
 		}
 	}
-	s := e.tunedOn(e.client, kuis.Tuning{ScanCount: 2, ScanHook: hook})
+	s := e.tunedOn(&scanWatch{Client: e.client, after: hook}, kuis.Tuning{ScanCount: 2})
 	switch op {
 	case "Quizzes":
 		got, err := s.Quizzes(e.ctx)
@@ -394,7 +394,7 @@ func openMigrationCase(t *testing.T, op string) {
 			moved++
 		}
 	}
-	s := e.tunedOn(e.client, kuis.Tuning{ScanCount: 2, ScanHook: hook})
+	s := e.tunedOn(&scanWatch{Client: e.client, after: hook}, kuis.Tuning{ScanCount: 2})
 	switch op {
 	case "Quizzes":
 		got, err := s.Quizzes(e.ctx)
@@ -479,6 +479,37 @@ func TestClusterTryAgainIsSentAgain(t *testing.T) {
 			t.Errorf("%s while the slot migrated: %v", r.name, r.err)
 		}
 	}
+}
+
+// scanWatch is a client whose nodes call after, with the node's address,
+// once each of their SCAN pages is answered: a test moves keys between the
+// pages of a scan with it.
+type scanWatch struct {
+	rueidis.Client
+	after func(addr string)
+}
+
+func (c *scanWatch) Nodes() map[string]rueidis.Client {
+	nodes := c.Client.Nodes()
+	for addr, n := range nodes {
+		nodes[addr] = &nodeScanWatch{Client: n, addr: addr, after: c.after}
+	}
+	return nodes
+}
+
+type nodeScanWatch struct {
+	rueidis.Client
+	addr  string
+	after func(addr string)
+}
+
+func (c *nodeScanWatch) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	scan := cmd.Commands()[0] == "SCAN" // rueidis recycles cmd once it is answered
+	res := c.Client.Do(ctx, cmd)
+	if scan {
+		c.after(c.addr)
+	}
+	return res
 }
 
 // tryAgainWatch closes seen when a command is first answered TRYAGAIN.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/kuisboard/kuis/internal/cluster"
 	"github.com/kuisboard/kuis/internal/script"
 	"github.com/redis/rueidis"
 )
@@ -29,7 +30,7 @@ import (
 func (s *Store) Purge(ctx context.Context) (int64, error) {
 	client, o := s.client, s.opts
 	var deleted int64
-	err := s.scanKeys(ctx, o.namespace+":*", func(keys []string) error {
+	err := s.scanner().Scan(ctx, o.namespace+":*", func(keys []string) error {
 		cmds := make(rueidis.Commands, len(keys))
 		for i, k := range keys {
 			cmds[i] = client.B().Unlink().Key(k).Build()
@@ -63,7 +64,7 @@ func (s *Store) Quizzes(ctx context.Context) ([]string, error) {
 		pattern = o.namespace + ":meta:{*}"
 	}
 	seen := map[string]bool{}
-	err := s.scanKeys(ctx, pattern, func(keys []string) error {
+	err := s.scanner().Scan(ctx, pattern, func(keys []string) error {
 		for _, k := range keys {
 			if id, ok := quizIDFromMeta(k, o); ok {
 				seen[id] = true
@@ -80,6 +81,14 @@ func (s *Store) Quizzes(ctx context.Context) ([]string, error) {
 	}
 	sort.Strings(ids)
 	return ids, nil
+}
+
+// scanner pages through SCAN on every primary (internal/cluster), each
+// command sent as every command of the library is.
+func (s *Store) scanner() cluster.Scanner {
+	return cluster.Scanner{Client: s.client, Count: s.tune.scanCount, Send: func(ctx context.Context, node rueidis.Client, cmd rueidis.Completed) rueidis.RedisResult {
+		return sendOne(ctx, node, cmd)
+	}}
 }
 
 // PurgeQuiz deletes one finished quiz's keys, and only after its grades are

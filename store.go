@@ -30,14 +30,13 @@ type Store struct {
 // tuning holds the library's internal bounds. Only tests change them, through
 // newStore; New always uses defaultTuning.
 type tuning struct {
-	scanCount    int64             // COUNT of every SCAN page of Purge and Quizzes
-	pageSize     int64             // COUNT of every SSCAN, ZSCAN and XRANGE page of a paged read
-	repairStep   int               // most participants Repair corrects in one script; more are rebuilt
-	recapLimit   int               // most members, answers and entries together that Recap reads in one script
-	feedBlock    time.Duration     // how long one XREAD of the feed blocks before it checks the status
-	feedGap      time.Duration     // least time between two XREADs of one feed hub
-	memberBuffer int               // batches a feed reader may fall behind before it catches up alone
-	scanHook     func(addr string) // when set, called after every SCAN page with the node's address
+	scanCount    int64         // COUNT of every SCAN page of Purge and Quizzes
+	pageSize     int64         // COUNT of every SSCAN, ZSCAN and XRANGE page of a paged read
+	repairStep   int           // most participants Repair corrects in one script; more are rebuilt
+	recapLimit   int           // most members, answers and entries together that Recap reads in one script
+	feedBlock    time.Duration // how long one XREAD of the feed blocks before it checks the status
+	feedGap      time.Duration // least time between two XREADs of one feed hub
+	memberBuffer int           // batches a feed reader may fall behind before it catches up alone
 }
 
 var defaultTuning = tuning{

@@ -1,23 +1,7 @@
-package kuis
-
-import (
-	"cmp"
-	"context"
-	"errors"
-	"fmt"
-	"maps"
-	"net"
-	"slices"
-	"strconv"
-	"strings"
-	"time"
-
-	"github.com/redis/rueidis"
-)
-
-// scanKeys calls page with every page of SCAN ... MATCH pattern: on the one
-// server of a standalone client, or on every primary of a cluster (replicas
-// hold copies and are never asked). page may see a key more than once.
+// Package cluster scans every key of a pattern on a Redis server or a
+// Redis Cluster: SCAN ... MATCH on the one server of a standalone client, or
+// on every primary of a cluster (replicas hold copies and are never asked).
+// It knows nothing of what the keys are.
 //
 // A cluster is scanned one primary after another, so a key could move from
 // one not scanned yet to one already scanned. None that the cluster serves
@@ -25,7 +9,7 @@ import (
 //   - A key moves only by MIGRATE, from the source of a slot migration to
 //     its target, and only while the own CLUSTER NODES line of one end or
 //     both shows the migration ("[slot->-target]", "[slot-<-source]").
-//     clusterLayout reads every primary's own line before and after a pass,
+//     Scan reads every primary's own line before and after a pass,
 //     and a pass whose two readings differ is made again after a pause.
 //   - Equal readings mean that a key served throughout moved only along a
 //     migration open at both: one ended in between either moved its slot,
@@ -43,21 +27,56 @@ import (
 // A layout that is not settled (views that disagree, a primary the client
 // does not know yet) or keeps changing makes the call wait, with a growing
 // pause; only ctx ends it. A dead replica fails nothing; a dead primary does.
-func (s *Store) scanKeys(ctx context.Context, pattern string, page func([]string) error) error {
-	client := s.client
+package cluster
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/rueidis"
+)
+
+// Scanner pages through SCAN ... MATCH on every primary of Client.
+type Scanner struct {
+	Client rueidis.Client // the caller's client, standalone or cluster
+	Count  int64          // COUNT of every SCAN page
+	// Send sends one command to one node; nil sends it with the node's Do.
+	Send func(ctx context.Context, node rueidis.Client, cmd rueidis.Completed) rueidis.RedisResult
+}
+
+// send is sc.Send, or node.Do.
+func (sc Scanner) send(ctx context.Context, node rueidis.Client, cmd rueidis.Completed) rueidis.RedisResult {
+	if sc.Send != nil {
+		return sc.Send(ctx, node, cmd)
+	}
+	return node.Do(ctx, cmd)
+}
+
+// Scan calls page with every page of SCAN ... MATCH pattern, a key possibly
+// more than once, as the package doc says. An error of page ends it.
+func (sc Scanner) Scan(ctx context.Context, pattern string, page func([]string) error) error {
+	client := sc.Client
 	if client.Mode() != rueidis.ClientModeCluster {
-		return s.scanNode(ctx, client, "", pattern, page)
+		return sc.scanNode(ctx, client, "", pattern, page)
 	}
 	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 500*time.Millisecond) {
-		order, before, err := clusterLayout(ctx, client)
+		order, before, err := sc.layout(ctx)
 		if err == nil {
 			for _, p := range order {
-				if err := s.scanNode(ctx, p.client, p.addr, pattern, page); err != nil {
+				if err := sc.scanNode(ctx, p.client, p.addr, pattern, page); err != nil {
 					return err
 				}
 			}
 			var after string
-			if _, after, err = clusterLayout(ctx, client); err == nil && after == before {
+			if _, after, err = sc.layout(ctx); err == nil && after == before {
 				return nil
 			}
 		}
@@ -83,12 +102,12 @@ type primary struct {
 	client           rueidis.Client
 }
 
-// clusterLayout returns the primaries in scan order, the migration targets
+// layout returns the primaries in scan order, the migration targets
 // once more at the end, and the layout: their addresses and own lines (ID,
 // config epoch, slots, migrations), sorted.
-func clusterLayout(ctx context.Context, client rueidis.Client) ([]primary, string, error) {
-	nodes := client.Nodes()
-	view, err := clusterShards(ctx, nodes)
+func (sc Scanner) layout(ctx context.Context) ([]primary, string, error) {
+	nodes := sc.Client.Nodes()
+	view, err := sc.shards(ctx, nodes)
 	if err != nil {
 		return nil, "", err
 	}
@@ -105,7 +124,7 @@ func clusterLayout(ctx context.Context, client rueidis.Client) ([]primary, strin
 		case !known:
 			return nil, "", fmt.Errorf("%w: primary %s is unknown to the client", errUnsettled, p.addr)
 		}
-		f, err := ownLine(ctx, p.client)
+		f, err := sc.ownLine(ctx, p.client)
 		if err != nil {
 			return nil, "", fmt.Errorf("CLUSTER NODES on primary %s: %w", p.addr, err)
 		}
@@ -151,13 +170,13 @@ func clusterLayout(ctx context.Context, client rueidis.Client) ([]primary, strin
 	return order, strings.Join(lines, "\n"), nil
 }
 
-// clusterShards reads CLUSTER SHARDS from the first node of the client's
+// shards reads CLUSTER SHARDS from the first node of the client's
 // topology that answers, so that a replica that is down fails nothing.
-func clusterShards(ctx context.Context, nodes map[string]rueidis.Client) ([]primary, error) {
+func (sc Scanner) shards(ctx context.Context, nodes map[string]rueidis.Client) ([]primary, error) {
 	var err error
 	for _, addr := range slices.Sorted(maps.Keys(nodes)) {
 		var shards []rueidis.RedisMessage
-		if shards, err = sendOne(ctx, nodes[addr], nodes[addr].B().ClusterShards().Build()).ToArray(); err == nil {
+		if shards, err = sc.send(ctx, nodes[addr], nodes[addr].B().ClusterShards().Build()).ToArray(); err == nil {
 			host, _, _ := net.SplitHostPort(addr)
 			view, err := shardPrimaries(shards, host, nodes)
 			if err != nil {
@@ -219,8 +238,8 @@ func shardPrimaries(shards []rueidis.RedisMessage, host string, nodes map[string
 // describes itself: <id> <ip:port@cport> <flags> <master> <ping-sent>
 // <pong-recv> <config-epoch> <link-state> <slot>.... Only that line shows
 // the node's open migrations.
-func ownLine(ctx context.Context, node rueidis.Client) ([]string, error) {
-	text, err := sendOne(ctx, node, node.B().ClusterNodes().Build()).ToString()
+func (sc Scanner) ownLine(ctx context.Context, node rueidis.Client) ([]string, error) {
+	text, err := sc.send(ctx, node, node.B().ClusterNodes().Build()).ToString()
 	if err != nil {
 		return nil, err
 	}
@@ -234,10 +253,10 @@ func ownLine(ctx context.Context, node rueidis.Client) ([]string, error) {
 }
 
 // scanNode pages through one node's SCAN, cursor to 0.
-func (s *Store) scanNode(ctx context.Context, node rueidis.Client, addr, pattern string, page func([]string) error) error {
+func (sc Scanner) scanNode(ctx context.Context, node rueidis.Client, addr, pattern string, page func([]string) error) error {
 	var cursor uint64
 	for {
-		entry, err := sendOne(ctx, node, node.B().Scan().Cursor(cursor).Match(pattern).Count(s.tune.scanCount).Build()).AsScanEntry()
+		entry, err := sc.send(ctx, node, node.B().Scan().Cursor(cursor).Match(pattern).Count(sc.Count).Build()).AsScanEntry()
 		if err != nil {
 			if addr != "" {
 				return fmt.Errorf("SCAN on %s: %w", addr, err)
@@ -248,9 +267,6 @@ func (s *Store) scanNode(ctx context.Context, node rueidis.Client, addr, pattern
 			if err := page(entry.Elements); err != nil {
 				return err
 			}
-		}
-		if s.tune.scanHook != nil {
-			s.tune.scanHook(addr)
 		}
 		if cursor = entry.Cursor; cursor == 0 {
 			return nil
