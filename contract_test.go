@@ -26,19 +26,19 @@ func TestContractTable(t *testing.T) {
 			"one key per quiz, one member per counted answer | none while the quiz runs |\n" +
 			"| `" + log + "` | stream | quiz application (teacher: the start and finish entries) | teacher (recap, audit) and quiz application (the feed) | " +
 			"first, the start entry: the single field `status` = `berjalan`, written by Create; then one entry per counted answer, " +
-			"in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms (revision 3); " +
+			"in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms; " +
 			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips both | " +
 			"one key per quiz, one entry per counted answer, plus the start and the finish | none while the quiz runs |\n" +
 			"| `" + order + "` | sorted set | quiz application (operator: Repair) | students and teacher | " +
 			"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): " +
-			"points, then the earlier time (revision 3) | " +
+			"points, then the earlier time | " +
 			"one key per quiz, one member per participant | none while the quiz runs |\n" +
 			"| `" + repairBoard + "` | sorted set | operator (Repair) | none: Repair renames it to the board | " +
 			"a board being rebuilt by Repair, as the board, plus one token member starting with a NUL byte; " +
-			"it exists only while Repair rebuilds (revision 3) | " +
+			"it exists only while Repair rebuilds | " +
 			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n" +
 			"| `" + repairOrder + "` | sorted set | operator (Repair) | none: Repair renames it to the order set | " +
-			"the order set being rebuilt with the board above, as the order set (revision 3) | " +
+			"the order set being rebuilt with the board above, as the order set | " +
 			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n"
 	}
 	tests := []struct {
@@ -185,7 +185,7 @@ func TestAuditViolations(t *testing.T) {
 		// 2 answers at time 0: 3 x 2^42 - 1.
 		{"the right points at the wrong time", func(e *env, k kuis.Keys) { e.mustRaw("ZADD", k.Order(), "13194139533311", "Budi") },
 			[][3]string{{"o", "order", `member "Budi" has score 13194139533311, want P2(Budi) for 2 answers, the latest at T(Budi) ms`}}},
-		{"a quiz written before revision 3: no log, no order set", func(e *env, k kuis.Keys) { e.mustRaw("DEL", k.Log(), k.Order()) }, [][3]string{
+		{"a quiz written before the log and the order set existed", func(e *env, k kuis.Keys) { e.mustRaw("DEL", k.Log(), k.Order()) }, [][3]string{
 			{"l", "exists", "missing while 9 answers are counted: they have no time (written before the answer log)"},
 			{"o", "exists", "missing while the board has 4 members: TiesByTime reads name order until Repair"}}},
 		{"no order set", func(e *env, k kuis.Keys) { e.mustRaw("DEL", k.Order()) },

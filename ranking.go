@@ -97,7 +97,7 @@ func (b *Board) ranged(ctx context.Context, from, stop int64) (ranking, []rueidi
 		if err != nil {
 			return ranking{}, nil, q.fail(err, "", k.order)
 		}
-		board, err := b.scoresOf(ctx, places)
+		board, err := b.boardScores(ctx, places)
 		if err != nil {
 			return ranking{}, nil, err
 		}
@@ -147,9 +147,9 @@ func (b *Board) nameRanged(ctx context.Context, r ranking, err error, start, end
 	return r, zs, nil
 }
 
-// scoresOf reads the board scores of the members of places, through the
+// boardScores reads the board scores of the members of places, through the
 // cache: ZMSCORE of up to 1,000 members at a time, in one round trip.
-func (b *Board) scoresOf(ctx context.Context, places []rueidis.ZScore) (map[string]float64, error) {
+func (b *Board) boardScores(ctx context.Context, places []rueidis.ZScore) (map[string]float64, error) {
 	k, c := b.q.keys, b.q.s.client.B()
 	var cmds []rueidis.Cacheable
 	for lo := 0; lo < len(places); lo += 1000 {

@@ -114,10 +114,10 @@ func (q quiz) recap(ctx context.Context, purpose string) (Recap, string, error) 
 	if len(reply) == 1 { // too big for one script
 		return q.recapInParts(ctx)
 	}
-	if snap.board, err = scoresOf(k.board, reply[1]); err != nil {
+	if snap.board, err = flatScores(k.board, reply[1]); err != nil {
 		return Recap{}, "", err
 	}
-	if snap.order, err = scoresOf(k.order, reply[4]); err != nil {
+	if snap.order, err = flatScores(k.order, reply[4]); err != nil {
 		return Recap{}, "", err
 	}
 	if snap.members, err = reply[2].AsStrSlice(); err != nil {
@@ -131,8 +131,8 @@ func (q quiz) recap(ctx context.Context, purpose string) (Recap, string, error) 
 	return q.recapOf(&snap, len(snap.order) > 0)
 }
 
-// scoresOf decodes a flat member/score list, as replies are inside scripts.
-func scoresOf(key string, m rueidis.RedisMessage) ([]rueidis.ZScore, error) {
+// flatScores decodes a flat member/score list, as replies are inside scripts.
+func flatScores(key string, m rueidis.RedisMessage) ([]rueidis.ZScore, error) {
 	flat, err := m.AsStrSlice()
 	if err != nil || len(flat)%2 != 0 {
 		return nil, corrupt(key, "not a member/score list")

@@ -43,7 +43,7 @@ var defaultTuning = tuning{
 	scanCount:    1000,
 	pageSize:     1000,
 	repairStep:   500,
-	recapLimit:   10000, // about 20 ms of server time at the longest names (BENCHMARKS.md)
+	recapLimit:   10000,
 	feedBlock:    5 * time.Second,
 	feedGap:      5 * time.Millisecond,
 	memberBuffer: 64,

@@ -73,9 +73,6 @@ var (
 	PurgeQuiz = newScript("purge_quiz.lua", purgeQuiz, false)
 )
 
-// All lists every script, for the tests that read their sources.
-var All = []Script{Create, Finish, RecordAnswer, Recap, Standing, Ranked, Repair, RepairStage, RepairSwap, PurgeQuiz}
-
 // MaxAnswers bounds the answers of one RecordAnswer run, so that no run
 // holds the server long.
 const MaxAnswers = 32
