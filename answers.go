@@ -2,6 +2,7 @@ package kuis
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -62,7 +63,9 @@ type AnswerResult struct {
 // ErrQuizFinished (unless the pair was counted: Duplicate), ErrInvalidQuestion
 // (question above jumlah_soal), ErrCorrupt (the answers set, log, order set or
 // score breaks the contract, or the score is the largest sound one and cannot
-// take 10 more). A refusal writes nothing.
+// take 10 more). A refusal writes nothing. With WithReplicas, last,
+// ErrNotReplicated: the answer was counted, or was a repeat, on the primary,
+// but too few replicas acknowledged its run in time.
 func (b *Board) RecordAnswer(ctx context.Context, participant string, question int) (Answer, error) {
 	a, err := b.recordAnswer(ctx, participant, question)
 	b.q.s.counts.answered(a, err)
@@ -95,7 +98,10 @@ func (b *Board) recordAnswer(ctx context.Context, participant string, question i
 // returned error is only for the call as a whole: a context or connection
 // error, after which the entries it hit carry it too and may or may not have
 // been applied. Retrying the whole batch is safe: what was applied answers
-// Duplicate.
+// Duplicate. With WithReplicas, the entries counted or repeated in runs too
+// few replicas acknowledged carry ErrNotReplicated instead of their Answer,
+// and the returned error is ErrNotReplicated too (unless a context or
+// connection error came first); refused entries keep their refusal.
 func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]AnswerResult, error) {
 	out := make([]AnswerResult, len(answers))
 	first := make(map[AnswerInput]int, len(answers)) // each valid pair's first position
@@ -159,7 +165,7 @@ func (b *Board) sendAnswers(ctx context.Context, answers []AnswerInput, sent []i
 		b.q.s.counts.ran(len(chunk))
 	}
 	var callErr error
-	for c, res := range runScript(ctx, b.q.s.client, script.RecordAnswer, execs...) {
+	for c, res := range runScript(ctx, b.q.s, script.RecordAnswer, execs...) {
 		chunk := sent[c*maxChunk : min((c+1)*maxChunk, len(sent))]
 		replies, err := recordReplies(res, len(chunk))
 		for j, i := range chunk {
@@ -168,6 +174,9 @@ func (b *Board) sendAnswers(ctx context.Context, answers []AnswerInput, sent []i
 				continue
 			}
 			out[i].Answer, out[i].Err = b.decodeAnswer(replies[j], answers[i].Participant)
+			if callErr == nil && errors.Is(out[i].Err, ErrNotReplicated) {
+				callErr = out[i].Err
+			}
 		}
 		if _, server := rueidis.IsRedisErr(err); err != nil && !server && callErr == nil {
 			callErr = out[chunk[0]].Err
@@ -198,12 +207,12 @@ type recordItem struct {
 }
 
 // recorder is a Store's lanes of answers waiting for a run, by hash slot.
-type recorder = batch.Batcher[uint16, recordItem, rueidis.RedisMessage]
+type recorder = batch.Batcher[uint16, recordItem, recordReply]
 
 // runRecord runs one run of the record script: the recorder's run function.
-func (s *Store) runRecord(ctx context.Context, items []recordItem) ([]rueidis.RedisMessage, error) {
+func (s *Store) runRecord(ctx context.Context, items []recordItem) ([]recordReply, error) {
 	s.counts.ran(len(items))
-	return recordReplies(runScript(ctx, s.client, script.RecordAnswer, recordRun(items))[0], len(items))
+	return recordReplies(runScript(ctx, s, script.RecordAnswer, recordRun(items))[0], len(items))
 }
 
 // recordRun is the record script's run of items: the keys of each quiz
@@ -225,19 +234,41 @@ func recordRun(items []recordItem) rueidis.LuaExec {
 	return rueidis.LuaExec{Keys: keys, Args: args}
 }
 
+// recordReply is one answer's element of a run's reply, and the run's
+// ErrNotReplicated when too few replicas acknowledged it (WithReplicas).
+type recordReply struct {
+	m       rueidis.RedisMessage
+	unacked error
+}
+
 // recordReplies reads a run's reply: one element per answer, n in all.
-func recordReplies(res rueidis.RedisResult, n int) ([]rueidis.RedisMessage, error) {
-	replies, err := res.ToArray()
-	if err == nil && len(replies) != n {
-		err = fmt.Errorf("record script replied %d answers, want %d", len(replies), n)
+func recordReplies(res rueidis.RedisResult, n int) ([]recordReply, error) {
+	var unacked *notReplicated
+	if errors.As(res.Error(), &unacked) {
+		res = unacked.result
 	}
-	return replies, err
+	msgs, err := res.ToArray()
+	if err == nil && len(msgs) != n {
+		err = fmt.Errorf("record script replied %d answers, want %d", len(msgs), n)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]recordReply, len(msgs))
+	for i, m := range msgs {
+		out[i].m = m
+		if unacked != nil {
+			out[i].unacked = unacked
+		}
+	}
+	return out, nil
 }
 
 // decodeAnswer reads one answer's element of record_answer.lua's reply: the
-// score after the answer, plus 1 for a repeat; or the answer's refusal.
-func (b *Board) decodeAnswer(m rueidis.RedisMessage, participant string) (Answer, error) {
-	n, err := m.AsInt64()
+// score after the answer, plus 1 for a repeat; or the answer's refusal. An
+// answer applied in a run too few replicas acknowledged is ErrNotReplicated.
+func (b *Board) decodeAnswer(r recordReply, participant string) (Answer, error) {
+	n, err := r.m.AsInt64()
 	if err != nil {
 		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
 	}
@@ -248,6 +279,9 @@ func (b *Board) decodeAnswer(m rueidis.RedisMessage, participant string) (Answer
 	score, err := decodeScore(b.q.keys.board, participant, float64(n))
 	if err != nil {
 		return Answer{}, err
+	}
+	if r.unacked != nil {
+		return Answer{}, b.q.fail(r.unacked, participant, b.q.keys.board)
 	}
 	return Answer{Score: score, Duplicate: dup}, nil
 }

@@ -82,15 +82,17 @@ var (
 	pageRead     = []string{"HLEN", "ZCARD", "ZRANGE", "ZMSCORE", "ZCOUNT"}
 	ranked       = []script.Script{script.Ranked}
 	recapInParts = []string{"WATCH", "HGETALL", "ZCARD", "ZSCAN", "SSCAN", "XRANGE", "MULTI", "EXEC", "UNWATCH"}
+	waited       = []string{"WAIT"} // after a script that writes, with WithReplicas
 )
 
 var operations = []operation{
-	{"create a quiz", "Meta.Create", nil, []script.Script{script.Create}, "O(1)", teacher},
+	{"check the replicas", "New", []string{"ROLE"}, nil, "O(1) per node", everyone},
+	{"create a quiz", "Meta.Create", waited, []script.Script{script.Create}, "O(1)", teacher},
 	{"read all meta", "Meta.Get", []string{"HGETALL"}, nil, "O(1)", everyone},
 	{"read the status", "Meta.Status", []string{"HGETALL"}, nil, "O(1)", everyone},
-	{"finish the quiz", "Meta.Finish", nil, []script.Script{script.Finish}, "O(1)", teacher},
-	{"record a correct answer", "Board.RecordAnswer", nil, []script.Script{script.RecordAnswer}, "O(log N)", app},
-	{"record many answers", "Board.RecordAnswers", nil, []script.Script{script.RecordAnswer}, "O(log N) each", app},
+	{"finish the quiz", "Meta.Finish", waited, []script.Script{script.Finish}, "O(1)", teacher},
+	{"record a correct answer", "Board.RecordAnswer", waited, []script.Script{script.RecordAnswer}, "O(log N)", app},
+	{"record many answers", "Board.RecordAnswers", waited, []script.Script{script.RecordAnswer}, "O(log N) each", app},
 	{"read the whole board", "Board.Standings", rankedRead, ranked, "O(log N + M)", everyone},
 	{"read a page of the board", "Board.Page", pageRead, ranked, "O(log N + M)", everyone},
 	{"read one's neighbours", "Board.Around", append([]string{"ZREVRANK"}, pageRead...), ranked, "O(log N + M)", everyone},
@@ -105,9 +107,10 @@ var operations = []operation{
 	{"recap the grades", "Store.Recap", recapInParts, []script.Script{script.Recap}, "O(N)", everyone},
 	{"audit the keys", "Store.Audit", []string{"TYPE", "PTTL", "EXISTS", "HGETALL", "ZSCAN", "SSCAN", "XRANGE"}, nil,
 		"O(N)", overseers},
-	{"repair the board", "Store.Repair", []string{"HGETALL", "XRANGE", "XREVRANGE", "ZSCAN", "SSCAN"},
+	{"repair the board", "Store.Repair", []string{"HGETALL", "XRANGE", "XREVRANGE", "ZSCAN", "SSCAN", "WAIT"},
 		[]script.Script{script.Repair, script.RepairStage, script.RepairSwap}, "O(N)", operator},
-	{"archive and purge a quiz", "Store.PurgeQuiz", recapInParts, []script.Script{script.Recap, script.PurgeQuiz}, "O(N)", operator},
+	{"archive and purge a quiz", "Store.PurgeQuiz", append(recapInParts[:len(recapInParts):len(recapInParts)], "WAIT"),
+		[]script.Script{script.Recap, script.PurgeQuiz}, "O(N)", operator},
 	{"purge the namespace", "Store.Purge", []string{"SCAN", "UNLINK", "CLUSTER|SHARDS", "CLUSTER|NODES"}, nil, "O(K)", operator},
 	{"list the quizzes", "Store.Quizzes", []string{"SCAN", "CLUSTER|SHARDS", "CLUSTER|NODES"}, nil, "O(K)", operator},
 }

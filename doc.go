@@ -37,16 +37,18 @@
 // of the board, M the members or entries read, K the keys of the database.
 // Which commands a call sends among those listed depends on its options and
 // on the quiz (WithTies, WithClientCache, a big quiz read in parts, a Repair
-// that rebuilds): the method's doc says when.
+// that rebuilds): the method's doc says when. WAIT follows the scripts that
+// write, on their connection, and New sends ROLE, only with [WithReplicas].
 //
 //	| action | method | commands | complexity |
 //	|---|---|---|---|
-//	| create a quiz | Meta.Create | create.lua (EXISTS, HSET, TIME, XADD) | O(1) |
+//	| check the replicas | New | ROLE | O(1) per node |
+//	| create a quiz | Meta.Create | WAIT; create.lua (EXISTS, HSET, TIME, XADD) | O(1) |
 //	| read all meta | Meta.Get | HGETALL | O(1) |
 //	| read the status | Meta.Status | HGETALL | O(1) |
-//	| finish the quiz | Meta.Finish | finish.lua (HMGET, EXISTS, XLEN, SCARD, XADD, HSET) | O(1) |
-//	| record a correct answer | Board.RecordAnswer | record_answer.lua (TIME, HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, XREVRANGE, SADD, ZADD) | O(log N) |
-//	| record many answers | Board.RecordAnswers | record_answer.lua (TIME, HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, XREVRANGE, SADD, ZADD) | O(log N) each |
+//	| finish the quiz | Meta.Finish | WAIT; finish.lua (HMGET, EXISTS, XLEN, SCARD, XADD, HSET) | O(1) |
+//	| record a correct answer | Board.RecordAnswer | WAIT; record_answer.lua (TIME, HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, XREVRANGE, SADD, ZADD) | O(log N) |
+//	| record many answers | Board.RecordAnswers | WAIT; record_answer.lua (TIME, HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, XREVRANGE, SADD, ZADD) | O(log N) each |
 //	| read the whole board | Board.Standings | HLEN, ZCARD, ZRANGE, ZMSCORE; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(log N + M) |
 //	| read a page of the board | Board.Page | HLEN, ZCARD, ZRANGE, ZMSCORE, ZCOUNT; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(log N + M) |
 //	| read one's neighbours | Board.Around | ZREVRANK, HLEN, ZCARD, ZRANGE, ZMSCORE, ZCOUNT; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(log N + M) |
@@ -58,8 +60,8 @@
 //	| follow the top of the board | Board.Live | HGETALL, XRANGE, XREVRANGE, HLEN, ZCARD, ZRANGE, ZMSCORE; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(1) + O(log N + M) per change |
 //	| recap the grades | Store.Recap | WATCH, HGETALL, ZCARD, ZSCAN, SSCAN, XRANGE, MULTI, EXEC, UNWATCH; recap.lua (HGETALL, ZCARD, SCARD, XLEN, ZRANGE, SMEMBERS, XRANGE) | O(N) |
 //	| audit the keys | Store.Audit | TYPE, PTTL, EXISTS, HGETALL, ZSCAN, SSCAN, XRANGE | O(N) |
-//	| repair the board | Store.Repair | HGETALL, XRANGE, XREVRANGE, ZSCAN, SSCAN; repair.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, XRANGE, SISMEMBER, ZSCORE, ZADD, ZREM, UNLINK); repair_stage.lua (UNLINK, ZADD, ZSCORE); repair_swap.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, ZSCORE, XRANGE, SISMEMBER, ZADD, ZREM, UNLINK, RENAME) | O(N) |
-//	| archive and purge a quiz | Store.PurgeQuiz | WATCH, HGETALL, ZCARD, ZSCAN, SSCAN, XRANGE, MULTI, EXEC, UNWATCH; recap.lua (HGETALL, ZCARD, SCARD, XLEN, ZRANGE, SMEMBERS, XRANGE); purge_quiz.lua (UNLINK, HMGET, EXISTS, XRANGE) | O(N) |
+//	| repair the board | Store.Repair | HGETALL, XRANGE, XREVRANGE, ZSCAN, SSCAN, WAIT; repair.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, XRANGE, SISMEMBER, ZSCORE, ZADD, ZREM, UNLINK); repair_stage.lua (UNLINK, ZADD, ZSCORE); repair_swap.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, ZSCORE, XRANGE, SISMEMBER, ZADD, ZREM, UNLINK, RENAME) | O(N) |
+//	| archive and purge a quiz | Store.PurgeQuiz | WATCH, HGETALL, ZCARD, ZSCAN, SSCAN, XRANGE, MULTI, EXEC, UNWATCH, WAIT; recap.lua (HGETALL, ZCARD, SCARD, XLEN, ZRANGE, SMEMBERS, XRANGE); purge_quiz.lua (UNLINK, HMGET, EXISTS, XRANGE) | O(N) |
 //	| purge the namespace | Store.Purge | SCAN, UNLINK, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //	| list the quizzes | Store.Quizzes | SCAN, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //

@@ -23,7 +23,8 @@ var (
 	ErrInvalidQuizID = errors.New("kuis: invalid quiz ID")
 	// ErrInvalidNamespace: the same rule as ErrInvalidQuizID, for WithNamespace.
 	ErrInvalidNamespace = errors.New("kuis: invalid namespace")
-	// ErrInvalidOption: an option outside its documented values (WithTies).
+	// ErrInvalidOption: an option outside its documented values (WithTies,
+	// WithReplicas), or WithReplicas asking for more replicas than a primary has.
 	ErrInvalidOption = errors.New("kuis: invalid option")
 	// ErrInvalidParticipant: a participant name that breaks CleanParticipant's
 	// rule (empty, over 64 characters, not NFC, white space around it, nothing
@@ -74,6 +75,12 @@ var (
 	// changed every time it was read. Nothing was replaced or deleted, and
 	// trying again is safe.
 	ErrBusy = errors.New("kuis: quiz busy")
+	// ErrNotReplicated: with WithReplicas, fewer replicas than asked
+	// acknowledged a write within the timeout, or the wait for them failed
+	// (ctx ended, the connection broke; that error is wrapped too). The write
+	// was applied on the primary and may not survive a failover; a retry is
+	// safe (an answer answers Duplicate).
+	ErrNotReplicated = errors.New("kuis: not acknowledged by enough replicas")
 )
 
 // scriptCodes maps the first word of a script's error_reply to its sentinel.
@@ -95,6 +102,7 @@ var scriptCodes = map[string]error{
 // replyError turns an error from rueidis into the library's, one line that
 // names what it is about (subject: the quiz and, where it matters, the
 // participant) and no key, but for ErrCorrupt:
+//   - a write too few replicas acknowledged becomes ErrNotReplicated;
 //   - a script refusal becomes its sentinel, with the script's detail, which
 //     names a key only for KUIS_CORRUPT (then the key is the subject);
 //   - WRONGTYPE becomes ErrCorrupt naming key, the key the command read;
@@ -106,6 +114,10 @@ var scriptCodes = map[string]error{
 func replyError(err error, subject, key string) error {
 	if err == nil {
 		return nil
+	}
+	var nr *notReplicated
+	if errors.As(err, &nr) {
+		return nr.about(subject)
 	}
 	// errors.As, not rueidis.IsRedisErr: a server reply may come wrapped with
 	// the node that sent it (SCAN in purge.go), and must still map.
@@ -130,14 +142,19 @@ func replyError(err error, subject, key string) error {
 			return fmt.Errorf("%w: %s: %s", ErrForbidden, subject, msg)
 		}
 	}
-	// The network layer may report the caller's deadline as os.ErrDeadlineExceeded
-	// ("i/o timeout": a dial or handshake cut short when the poller fires before the
-	// context does) instead of the context's error. Callers test one thing for a
-	// timeout, errors.Is(err, context.DeadlineExceeded), so both are wrapped.
+	return fmt.Errorf("kuis: %s: %w", subject, timedOut(err))
+}
+
+// timedOut is err, with context.DeadlineExceeded wrapped beside it when it is
+// the network layer's os.ErrDeadlineExceeded ("i/o timeout": a dial or
+// handshake cut short when the poller fires before the context does) instead
+// of the context's error. Callers test one thing for a timeout,
+// errors.Is(err, context.DeadlineExceeded), so both are wrapped.
+func timedOut(err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) && !errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("kuis: %s: %w (%w)", subject, err, context.DeadlineExceeded)
+		return fmt.Errorf("%w (%w)", err, context.DeadlineExceeded)
 	}
-	return fmt.Errorf("kuis: %s: %w", subject, err)
+	return err
 }
 
 // corrupt reports data that breaks the contract, naming the key and the detail.

@@ -38,11 +38,12 @@ type Meta struct {
 // board. No TTL is set. Errors: ErrInvalidMeta (a title that is not 1 to 200
 // bytes of UTF-8 without control characters, or questions outside 1 to 1000)
 // before any I/O, ErrQuizExists, ErrForbidden; nothing is written then.
+// With WithReplicas, ErrNotReplicated: the quiz was created on the primary.
 func (m *Meta) Create(ctx context.Context, title string, questions int) error {
 	if err := m.q.checkMeta(title, questions); err != nil {
 		return err
 	}
-	err := run(ctx, m.q.s.client, script.Create, m.q.keys.quizKeys(), []string{title, strconv.Itoa(questions)}).Error()
+	err := run(ctx, m.q.s, script.Create, m.q.keys.quizKeys(), []string{title, strconv.Itoa(questions)}).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
 }
 
@@ -80,10 +81,11 @@ func (m *Meta) read(ctx context.Context, need metaNeeds) (Info, error) {
 // type (Audit reports those); their feed ends on the status. Finishing a
 // finished quiz succeeds and changes nothing. Errors: ErrQuizNotFound
 // (nothing is created), ErrCorrupt (an unknown status or malformed meta),
-// ErrForbidden; nothing is written then.
+// ErrForbidden; nothing is written then. With WithReplicas, ErrNotReplicated:
+// the quiz was finished on the primary.
 func (m *Meta) Finish(ctx context.Context) error {
 	k := m.q.keys
-	err := run(ctx, m.q.s.client, script.Finish, []string{k.meta, k.log, k.answers}, nil).Error()
+	err := run(ctx, m.q.s, script.Finish, []string{k.meta, k.log, k.answers}, nil).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
 }
 

@@ -16,6 +16,10 @@ type options struct {
 	hashTag   bool          // brace the quiz ID; default off: the contract's byte-exact names
 	cacheTTL  time.Duration // > 0: plain reads through rueidis' client-side cache; default 0, off
 	ties      TieOrder      // order of equal scores; default TiesByName, the contract's
+
+	withReplicas bool          // WithReplicas was given: replicas and replicaWait are checked
+	replicas     int           // > 0: writes wait for this many replicas' acknowledgement; default 0, off
+	replicaWait  time.Duration // how long a write waits for them
 }
 
 // DefaultNamespace is the contract's namespace: keys are kuis:papan:<quiz>, kuis:meta:<quiz>,
@@ -80,6 +84,59 @@ func WithTies(order TieOrder) Option {
 	return func(o *options) { o.ties = order }
 }
 
+// WithReplicas makes every write of the Store (Meta.Create, Meta.Finish,
+// Board.RecordAnswer and RecordAnswers, Store.Repair, Store.PurgeQuiz, and
+// every other script that writes) return only once n replicas acknowledge
+// it (Redis WAIT on the connection that wrote), or ErrNotReplicated after
+// timeout: the write was applied on the primary and may not survive a
+// failover; a retry is safe (an answer answers Duplicate). Reads never wait.
+//
+// One WAIT follows each round trip of script runs, not each answer: the
+// answers that share a RecordAnswer run, and the runs that one RecordAnswers
+// call pipelines, share it, so a busy quiz pays one wait per run. A round
+// trip whose runs all failed (an error reply for the whole script, such as
+// ErrQuizExists, or never sent) sends no WAIT and returns their errors. An
+// answer refused inside a run keeps its refusal, after the run's WAIT. A
+// Duplicate wrote nothing: the WAIT after it covers what its connection wrote
+// before, not necessarily the earlier call that counted the answer, which had
+// its own WAIT.
+//
+// WAIT counts the acknowledgements of the writes sent before it on its own
+// connection, so it must follow them there. rueidis shares connections among
+// goroutines (auto-pipelining) and sends blocking commands, WAIT among them,
+// on connections of a pool apart; its cluster client sends a command again on
+// another node after a MOVED or ASK while a keyless WAIT beside it stays on
+// the first. A plain DoMulti of the runs and WAIT is therefore not provably on
+// one connection. The library sends them inside the client's Dedicated: one
+// connection, held by the call alone until WAIT replies (on a Redis Cluster,
+// a connection to the primary serving the runs' slot), so WAIT follows exactly
+// the runs it covers, on a standalone server and on every primary of a
+// cluster. A dedicated connection does not follow redirects: the library
+// sends a run answered MOVED again on the node named, and one answered ASK,
+// CLUSTERDOWN or a failed dial again after a pause, for at most about a
+// second while ctx lives. Each write thus holds a connection of the blocking
+// pool (rueidis.ClientOption.BlockingPoolSize) for one round trip more than
+// without the option (BENCHMARKS.md has the cost). ctx bounds every step, the
+// wait for that connection included: a call whose ctx ends before rueidis
+// hands it over sends nothing and returns ctx's error.
+//
+// What it promises: an acknowledged write is on n replicas, so it survives a
+// failover to any of them. Redis may still promote a replica that had not
+// acknowledged it (one that was behind, or cut off, when the primary died),
+// and then the write is lost; neither WAIT nor appendfsync can prevent that.
+// With appendfsync always on every node, a write also survives a restart of
+// the node that holds it.
+//
+// With it, New does I/O: it sends ROLE to every node of the client and refuses
+// n larger than the replicas the primary with the fewest reports
+// (ErrInvalidOption, saying how many it found), so that a Store never waits
+// for replicas that are not there. n < 1 or timeout <= 0 is ErrInvalidOption.
+// timeout is rounded up to whole milliseconds. The ACL users need WAIT and
+// ROLE, which ACLRules grants.
+func WithReplicas(n int, timeout time.Duration) Option {
+	return func(o *options) { o.withReplicas, o.replicas, o.replicaWait = true, n, timeout }
+}
+
 // resolve applies opts over the defaults and validates the result.
 func resolve(opts []Option) (options, error) {
 	o := options{namespace: DefaultNamespace}
@@ -90,6 +147,9 @@ func resolve(opts []Option) (options, error) {
 	}
 	if o.ties != TiesByName && o.ties != TiesByTime {
 		return o, fmt.Errorf("%w: tie order %d", ErrInvalidOption, o.ties)
+	}
+	if o.withReplicas && (o.replicas < 1 || o.replicaWait <= 0) {
+		return o, fmt.Errorf("%w: WithReplicas(%d, %v): want at least 1 replica and a timeout above 0", ErrInvalidOption, o.replicas, o.replicaWait)
 	}
 	if !validID(o.namespace) {
 		return o, fmt.Errorf("%w: %s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",

@@ -103,7 +103,9 @@ func (s *Store) scanner() cluster.Scanner {
 // has no meta (ErrQuizNotFound; leftover keys remain for Purge) or breaks the
 // contract (ErrCorrupt), or Recap gives up (ErrBusy). When archive fails its
 // error is returned, wrapped, and every key stays. Errors before any I/O:
-// ErrNoArchive (a nil archive) and ErrInvalidQuizID.
+// ErrNoArchive (a nil archive) and ErrInvalidQuizID. With WithReplicas,
+// ErrNotReplicated: the keys were deleted on the primary, after archive, but
+// too few replicas acknowledged the delete in time.
 func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(context.Context, Recap) error) (int64, error) {
 	q, err := s.quiz(quizID)
 	if err != nil {
@@ -122,7 +124,7 @@ func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(conte
 	if err := archive(ctx, recap); err != nil {
 		return 0, fmt.Errorf("kuis: %s: archive failed, nothing deleted: %w", q.about(""), err)
 	}
-	n, err := run(ctx, q.s.client, script.PurgeQuiz, q.keys.withRepair(), []string{mark}).AsInt64()
+	n, err := run(ctx, q.s, script.PurgeQuiz, q.keys.withRepair(), []string{mark}).AsInt64()
 	if err != nil {
 		return 0, q.fail(err, "", q.keys.meta)
 	}

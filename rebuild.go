@@ -51,7 +51,7 @@ func (q quiz) rebuild(ctx context.Context, plan repairPlan, step int) ([]Correct
 		for _, p := range chunk {
 			args = append(args, p, strconv.FormatInt(wire.Points*counts[p], 10), strconv.FormatInt(plan.counted.place(p), 10))
 		}
-		if err := run(ctx, q.s.client, script.RepairStage, stage, args).Error(); err != nil {
+		if err := run(ctx, q.s, script.RepairStage, stage, args).Error(); err != nil {
 			return nil, q.dropRebuild(ctx, token, q.fail(err, "", k.repairBoard))
 		}
 	}
@@ -65,7 +65,7 @@ func (q quiz) rebuild(ctx context.Context, plan repairPlan, step int) ([]Correct
 	}
 	after, most := plan.last.String(), strconv.Itoa(rebuildChunk)
 	for {
-		reply, err := run(ctx, q.s.client, script.RepairSwap, append(k.quizKeys(), stage...), []string{token, after, most}).AsStrSlice()
+		reply, err := run(ctx, q.s, script.RepairSwap, append(k.quizKeys(), stage...), []string{token, after, most}).AsStrSlice()
 		if err != nil {
 			return nil, q.dropRebuild(ctx, token, q.fail(err, "", k.board))
 		}
@@ -86,6 +86,6 @@ func (q quiz) rebuild(ctx context.Context, plan repairPlan, step int) ([]Correct
 func (q quiz) dropRebuild(ctx context.Context, token string, err error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 	defer cancel()
-	_ = run(ctx, q.s.client, script.RepairStage, []string{q.keys.repairBoard, q.keys.repairOrder}, []string{token, "drop"}).Error()
+	_ = run(ctx, q.s, script.RepairStage, []string{q.keys.repairBoard, q.keys.repairOrder}, []string{token, "drop"}).Error()
 	return err
 }

@@ -49,7 +49,10 @@ const (
 // It is the operator's operation (ACLRules(RoleOperator)). Errors:
 // ErrInvalidQuizID, ErrQuizNotFound, ErrCorrupt (a key of the wrong type, or
 // malformed meta), ErrForbidden (nothing written), ErrBusy (other Repairs of
-// the quiz kept taking its rebuild over; nothing replaced).
+// the quiz kept taking its rebuild over; nothing replaced). With
+// WithReplicas, ErrNotReplicated: a step of the Repair was applied on the
+// primary but too few replicas acknowledged it, and the Repair stopped there
+// (a rebuild's staged keys are dropped); a Repair again is safe.
 func (s *Store) Repair(ctx context.Context, quizID string) ([]Correction, error) {
 	out, err := s.repair(ctx, quizID)
 	if err == nil {
@@ -91,7 +94,7 @@ func (q quiz) recount(ctx context.Context, mode string, participants []string, l
 	for _, p := range participants {
 		args = append(args, p, strconv.FormatInt(latest[p], 10))
 	}
-	flat, err := run(ctx, q.s.client, script.Repair, q.keys.withRepair(), args).AsStrSlice()
+	flat, err := run(ctx, q.s, script.Repair, q.keys.withRepair(), args).AsStrSlice()
 	if err != nil {
 		return nil, q.fail(err, "", q.keys.board)
 	}

@@ -126,13 +126,31 @@ func ended(ctx context.Context) bool {
 	return ok && !time.Now().Before(d)
 }
 
-// runScript runs s once per exec, all pipelined in one round trip, and
-// returns their results in order. It sends EVALSHA, and EVAL for the runs
-// the server answered NOSCRIPT (its script cache was flushed or restarted);
-// a run answered TRYAGAIN (a Redis Cluster moving the quiz's slot: the script
-// did not run) is sent again after a short pause, growing to 100 ms, for at
-// most about a second while ctx lives. Runs sent again run after the others.
-func runScript(ctx context.Context, c rueidis.CommandClient, s script.Script, execs ...rueidis.LuaExec) []rueidis.RedisResult {
+// runScript runs sc once per exec, all pipelined in one round trip, on the
+// Store's client, and returns their results in order. It sends EVALSHA, and
+// EVAL for the runs the server answered NOSCRIPT (its script cache was
+// flushed or restarted); a run answered TRYAGAIN (a Redis Cluster moving the
+// quiz's slot: the script did not run) is sent again after a short pause,
+// growing to 100 ms, for at most about a second while ctx lives. Runs sent
+// again run after the others.
+//
+// With WithReplicas, the runs of a script that writes are followed by WAIT
+// on the connection that sent them (runWaited), and a run that too few
+// replicas acknowledged answers a *notReplicated error holding its result.
+func runScript(ctx context.Context, s *Store, sc script.Script, execs ...rueidis.LuaExec) []rueidis.RedisResult {
+	if s.opts.replicas == 0 || sc.ReadOnly() {
+		return evalScript(ctx, s.client, sc, execs)
+	}
+	return s.runWaited(ctx, sc, execs)
+}
+
+// run is runScript of one exec.
+func run(ctx context.Context, s *Store, sc script.Script, keys, args []string) rueidis.RedisResult {
+	return runScript(ctx, s, sc, rueidis.LuaExec{Keys: keys, Args: args})[0]
+}
+
+// evalScript is runScript's sending on c, without WAIT.
+func evalScript(ctx context.Context, c rueidis.CommandClient, s script.Script, execs []rueidis.LuaExec) []rueidis.RedisResult {
 	res := make([]rueidis.RedisResult, len(execs))
 	bySource := make([]bool, len(execs))
 	todo := make([]int, len(execs))
@@ -169,12 +187,8 @@ func runScript(ctx context.Context, c rueidis.CommandClient, s script.Script, ex
 			return res
 		}
 		if tryAgain {
-			t := time.NewTimer(pause)
-			select {
-			case <-ctx.Done():
-				t.Stop()
+			if !sleep(ctx, pause) {
 				return res
-			case <-t.C:
 			}
 			waited += pause
 			pause = min(2*pause, 100*time.Millisecond)
@@ -183,7 +197,14 @@ func runScript(ctx context.Context, c rueidis.CommandClient, s script.Script, ex
 	}
 }
 
-// run is runScript of one exec.
-func run(ctx context.Context, c rueidis.CommandClient, s script.Script, keys, args []string) rueidis.RedisResult {
-	return runScript(ctx, c, s, rueidis.LuaExec{Keys: keys, Args: args})[0]
+// sleep pauses for d, or until ctx ends: then it reports false.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }

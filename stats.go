@@ -10,28 +10,30 @@ import (
 // OpenTelemetry) and turns into rates.
 //
 // Every answer given to RecordAnswer or RecordAnswers is counted once, by its
-// outcome as returned to the caller: Counted, Duplicates, one of Refused, or
-// Failed; so their sum is the answers submitted. The rates to alert on:
-// refusals per answer, sum(Refused) / (Counted + Duplicates + sum(Refused) +
-// Failed); the mean run size, RunAnswers / Runs (near 1: callers answer one
+// outcome as returned to the caller: Counted, Duplicates, one of Refused,
+// NotReplicated, or Failed; so their sum is the answers submitted. The rates
+// to alert on: refusals per answer, sum(Refused) / (Counted + Duplicates +
+// sum(Refused) + NotReplicated + Failed); the mean run size, RunAnswers / Runs (near 1: callers answer one
 // at a time; near 32: runs are full and answers queue); duplicates per
 // counted answer, Duplicates / Counted (double taps and retries after lost
 // replies); Failed, which should stay near 0 (deadlines too short, or the
-// connection). Queued and Readers are gauges: how many answers wait for a
+// connection); NotReplicated, 0 without WithReplicas and near 0 with it
+// (a replica down, behind, or a timeout too short). Queued and Readers are gauges: how many answers wait for a
 // run, how many screens follow a feed, at the moment of the call.
 type Stats struct {
-	Counted     int64    `json:"counted"`     // answers counted (new pairs)
-	Duplicates  int64    `json:"duplicates"`  // answers that were repeats (Duplicate: true), a repeat within one RecordAnswers included
-	Refused     Refusals `json:"refused"`     // answers refused, by reason, before any I/O or by the server
-	Failed      int64    `json:"failed"`      // answers whose call ended by its ctx or the connection, outcome unknown
-	Runs        int64    `json:"runs"`        // record-script runs sent (RecordAnswer's shared runs and RecordAnswers' chunks)
-	RunAnswers  int64    `json:"run_answers"` // answers those runs carried
-	Queued      int64    `json:"queued"`      // RecordAnswer calls waiting for a run, now
-	Readers     int64    `json:"readers"`     // Events and Live iterators running, now
-	FeedReads   int64    `json:"feed_reads"`  // XREADs Events sent: its own catch-up reads and the shared blocking reads
-	Events      int64    `json:"events"`      // events Events yielded, to all its iterators together
-	Refreshes   int64    `json:"refreshes"`   // boards Live yielded
-	Corrections int64    `json:"corrections"` // board entries Repair changed
+	Counted       int64    `json:"counted"`        // answers counted (new pairs)
+	Duplicates    int64    `json:"duplicates"`     // answers that were repeats (Duplicate: true), a repeat within one RecordAnswers included
+	Refused       Refusals `json:"refused"`        // answers refused, by reason, before any I/O or by the server
+	NotReplicated int64    `json:"not_replicated"` // answers applied on the primary (counted or repeats) whose call returned ErrNotReplicated
+	Failed        int64    `json:"failed"`         // answers whose call ended by its ctx or the connection, outcome unknown
+	Runs          int64    `json:"runs"`           // record-script runs sent (RecordAnswer's shared runs and RecordAnswers' chunks)
+	RunAnswers    int64    `json:"run_answers"`    // answers those runs carried
+	Queued        int64    `json:"queued"`         // RecordAnswer calls waiting for a run, now
+	Readers       int64    `json:"readers"`        // Events and Live iterators running, now
+	FeedReads     int64    `json:"feed_reads"`     // XREADs Events sent: its own catch-up reads and the shared blocking reads
+	Events        int64    `json:"events"`         // events Events yielded, to all its iterators together
+	Refreshes     int64    `json:"refreshes"`      // boards Live yielded
+	Corrections   int64    `json:"corrections"`    // board entries Repair changed
 }
 
 // Refusals counts the answers refused, by the error each was refused with.
@@ -60,21 +62,23 @@ func (s *Store) Stats() Stats {
 			Corrupt:            c.refused[refusedCorrupt].Load(),
 			Forbidden:          c.refused[refusedForbidden].Load(),
 		},
-		Failed:      c.failed.Load(),
-		Runs:        c.runs.Load(),
-		RunAnswers:  c.runAnswers.Load(),
-		Queued:      int64(s.rec.Queued()),
-		Readers:     c.readers.Load(),
-		FeedReads:   c.feedReads.Load(),
-		Events:      c.events.Load(),
-		Refreshes:   c.refreshes.Load(),
-		Corrections: c.corrections.Load(),
+		NotReplicated: c.notReplicated.Load(),
+		Failed:        c.failed.Load(),
+		Runs:          c.runs.Load(),
+		RunAnswers:    c.runAnswers.Load(),
+		Queued:        int64(s.rec.Queued()),
+		Readers:       c.readers.Load(),
+		FeedReads:     c.feedReads.Load(),
+		Events:        c.events.Load(),
+		Refreshes:     c.refreshes.Load(),
+		Corrections:   c.corrections.Load(),
 	}
 }
 
 // counters are what Stats reads, updated where the library sees each event.
 type counters struct {
 	counted, duplicates, failed atomic.Int64
+	notReplicated               atomic.Int64
 	refused                     [len(refusals)]atomic.Int64
 	runs, runAnswers            atomic.Int64
 	readers, feedReads, events  atomic.Int64
@@ -100,6 +104,8 @@ func (c *counters) answered(a Answer, err error) {
 		c.duplicates.Add(1)
 	case err == nil:
 		c.counted.Add(1)
+	case errors.Is(err, ErrNotReplicated):
+		c.notReplicated.Add(1)
 	default:
 		for i, r := range refusals {
 			if errors.Is(err, r) {

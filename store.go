@@ -50,10 +50,13 @@ var defaultTuning = tuning{
 }
 
 // New validates the client and the options and returns a Store. It does no
-// I/O. Errors: ErrNoClient for a nil client, ErrInvalidNamespace,
-// ErrInvalidOption, and ErrNeedsHashTag for a Redis Cluster client without
+// I/O, but with WithReplicas: then it sends ROLE to every node of the client,
+// for up to 10 s in all, and refuses more replicas than a primary has.
+// Errors: ErrNoClient for a nil client, ErrInvalidNamespace,
+// ErrInvalidOption, ErrNeedsHashTag for a Redis Cluster client without
 // WithHashTag (the library's scripts take several keys of a quiz, which must
-// share a slot).
+// share a slot); with WithReplicas also ErrForbidden (the ACL user may not
+// send ROLE) and the error of a server that does not answer.
 //
 // The library never wraps the client. rueidis shares the dial and handshake
 // of a new connection among the callers waiting for it, under the first
@@ -77,6 +80,11 @@ func newStore(client rueidis.Client, tune tuning, opts ...Option) (*Store, error
 	}
 	if client.Mode() == rueidis.ClientModeCluster && !o.hashTag {
 		return nil, ErrNeedsHashTag
+	}
+	if o.replicas > 0 {
+		if err := checkReplicas(client, o.replicas); err != nil {
+			return nil, err
+		}
 	}
 	s := &Store{client: client, opts: o, tune: tune, feeds: newFeedHubs()}
 	s.rec = batch.New[uint16](maxChunk, maxInFlight, s.runRecord)

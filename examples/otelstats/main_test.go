@@ -65,7 +65,7 @@ func TestRegisterReportsStats(t *testing.T) {
 	st := store.Stats()
 	want := []string{
 		"kuis.answers{outcome=counted} 2", "kuis.answers{outcome=duplicate} 1", "kuis.answers{outcome=failed} 0",
-		"kuis.answers{outcome=refused_corrupt} 0", "kuis.answers{outcome=refused_finished} 1",
+		"kuis.answers{outcome=not_replicated} 0", "kuis.answers{outcome=refused_corrupt} 0", "kuis.answers{outcome=refused_finished} 1",
 		"kuis.answers{outcome=refused_forbidden} 0", "kuis.answers{outcome=refused_invalid_participant} 0",
 		"kuis.answers{outcome=refused_invalid_question} 0", "kuis.answers{outcome=refused_not_found} 0",
 		"kuis.corrections 0", "kuis.events 3", fmt.Sprintf("kuis.feed.reads %d", st.FeedReads),

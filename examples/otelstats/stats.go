@@ -57,7 +57,7 @@ func Register(meter metric.Meter, s *kuis.Store) (metric.Registration, error) {
 		st := s.Stats()
 		r := st.Refused
 		for name, n := range map[string]int64{
-			"counted": st.Counted, "duplicate": st.Duplicates, "failed": st.Failed,
+			"counted": st.Counted, "duplicate": st.Duplicates, "not_replicated": st.NotReplicated, "failed": st.Failed,
 			"refused_finished": r.Finished, "refused_not_found": r.NotFound,
 			"refused_invalid_question": r.InvalidQuestion, "refused_invalid_participant": r.InvalidParticipant,
 			"refused_corrupt": r.Corrupt, "refused_forbidden": r.Forbidden,
