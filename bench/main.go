@@ -49,6 +49,8 @@ type config struct {
 	repairTampered int
 	// -live: the feed and the live board only.
 	live bool
+	// -replicas: the writes with and without WithReplicas only.
+	replicas bool
 }
 
 func parseFlags() config {
@@ -73,6 +75,7 @@ func parseFlags() config {
 	flag.BoolVar(&c.stalls, "stalls", false, "only measure Repair, Audit, Recap and PurgeQuiz on a quiz of -big participants")
 	flag.IntVar(&c.repairTampered, "repair-tampered", 10_000, "-stalls: scores tampered with before Repair")
 	flag.BoolVar(&c.live, "live", false, "only measure the feed (Board.Events) and the live board (Board.Live)")
+	flag.BoolVar(&c.replicas, "replicas", false, "only measure the writes with and without WithReplicas(1, ...); -addr must be a primary with a replica")
 	flag.Parse()
 	return c
 }
@@ -125,6 +128,9 @@ func run() error {
 	}
 	if cfg.live {
 		return r.live(os.Stdout)
+	}
+	if cfg.replicas {
+		return r.replicas(os.Stdout)
 	}
 	res, labels, err := r.all(cfg)
 	if err != nil {
