@@ -26,9 +26,12 @@ var (
 	// ErrInvalidOption: an option outside its documented values (WithTies).
 	ErrInvalidOption = errors.New("kuis: invalid option")
 	// ErrInvalidParticipant: a participant name that breaks CleanParticipant's
-	// rule (empty, over 64 characters, not NFC, white space around it, nothing
-	// visible, or a hidden, line-breaking or direction-changing character).
-	// Returned before any I/O.
+	// rule: empty, over 64 characters, not what CleanParticipant returns for it
+	// (white space around it, spaces, width or form it maps), nothing visible,
+	// a character the PRECIS Nickname profile refuses (hidden, blank,
+	// line-breaking or direction-changing ones among them), letters of two
+	// scripts, or a joiner or variation selector out of place. The message
+	// says which. Returned before any I/O.
 	ErrInvalidParticipant = errors.New("kuis: invalid participant")
 	// ErrInvalidMeta: a title that is empty, longer than 200 bytes, not valid
 	// UTF-8 or holds a control character, or a question count outside 1 to 1000.
