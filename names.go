@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kuisboard/kuis/internal/wire"
 	"golang.org/x/text/secure/precis"
 	"golang.org/x/text/unicode/norm"
 )
@@ -78,7 +79,7 @@ func nameProblem(name string) string {
 	case strings.TrimFunc(name, unicode.IsSpace) != name:
 		return "has white space around it (CleanParticipant trims it)"
 	}
-	if q := strconv.Quote(clean); len(q) <= maxQuoted/2 {
+	if q := strconv.Quote(clean); len(q) <= wire.MaxQuoted/2 {
 		return "is not clean (CleanParticipant maps it to " + q + ")"
 	}
 	return "is not clean (CleanParticipant maps it)" // the message quotes name already: a long clean name too would make it long
