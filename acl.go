@@ -41,9 +41,9 @@ func (r Role) String() string {
 	}
 }
 
-// clientBase is what rueidis itself sends on every connection: the RESP3
-// handshake and cluster discovery.
-var clientBase = []string{"-@all", "+hello", "+ping", "+client|setname", "+cluster|slots", "+cluster|shards"}
+// clientBase is what rueidis itself sends on every connection (the RESP3
+// handshake and cluster discovery), and New's question (CLUSTER INFO).
+var clientBase = []string{"-@all", "+hello", "+ping", "+client|setname", "+cluster|slots", "+cluster|shards", "+cluster|info"}
 
 // clientCache is what rueidis adds for client-side caching: CLIENT TRACKING
 // at connect, then CLIENT CACHING, MULTI, PTTL, the read and EXEC for each
