@@ -7,15 +7,10 @@ package kuis_test
 // target's run (REDIS_ADDR set), since the servers they start are of that kind.
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
 	"math/rand"
-	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,125 +29,36 @@ import (
 // suite), so they never collide with a shared server on 6379 or CI's own.
 const faultPortLo, faultPortHi = 30060, 30069
 
-// faultServer is one redis-server process of a fault test, restartable on the
-// same port and directory, so that an append-only file reloads.
-type faultServer struct {
-	port int
-	dir  string
-	args []string
-
-	mu  sync.Mutex
-	cmd *exec.Cmd
-}
-
 // startFaultServer starts a standalone redis-server with the extra arguments
 // on a free port of the suite's range, killed by PID at cleanup. It skips the
-// test unless the target is standalone, in -short mode, and without a
-// redis-server binary (failing instead when CI=true, where .ci/run installs it).
-func startFaultServer(t *testing.T, extra ...string) *faultServer {
+// test unless the target is standalone; redistest.NewServers skips it in
+// -short mode and without a redis-server binary (failing instead when CI=true,
+// where .ci/run installs it).
+func startFaultServer(t *testing.T, extra ...string) *redistest.Server {
 	t.Helper()
 	if target := redistest.Target(); target != "standalone" {
 		t.Skipf("fault tests start standalone redis-server processes; they run only when the target is standalone (REDIS_ADDR), not %s", target)
 	}
-	if testing.Short() {
-		t.Skip("fault tests start redis-server processes; skipped in -short mode")
-	}
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		msg := "fault tests need the redis-server binary on PATH (apt-get install redis-server): " + err.Error()
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg) // a skip in CI would hide that the proof never ran
-		}
-		t.Skip(msg)
-	}
-	s := &faultServer{port: freeFaultPort(t), dir: t.TempDir()}
-	s.args = append([]string{
-		"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "",
-		"--daemonize", "no", "--dir", s.dir, "--logfile", filepath.Join(s.dir, "redis.log"),
-	}, extra...)
-	t.Cleanup(s.kill)
-	if err := s.start(); err != nil {
-		t.Fatal(err)
-	}
-	return s
+	return redistest.NewServers(t, faultPortLo, faultPortHi).Standalone(extra...)
 }
 
-// freeFaultPort returns a port of the suite's range that nothing listens on.
-func freeFaultPort(t *testing.T) int {
-	t.Helper()
-	for port := faultPortLo; port <= faultPortHi; port++ {
-		if l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port))); err == nil {
-			l.Close()
-			return port
-		}
-	}
-	t.Fatalf("no free port in %d-%d", faultPortLo, faultPortHi)
-	return 0
-}
-
-func (s *faultServer) addr() string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)) }
-
-// start runs redis-server and waits until it answers PING (an AOF is loaded
-// by then). It may run on any goroutine: it reports, never fails the test.
-func (s *faultServer) start() error {
-	cmd := exec.Command("redis-server", s.args...)
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start redis-server: %w", err)
-	}
-	s.mu.Lock()
-	s.cmd = cmd
-	s.mu.Unlock()
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if s.do("PING", "+PONG") == nil {
-			return nil
-		}
-	}
-	log, _ := os.ReadFile(filepath.Join(s.dir, "redis.log"))
-	return fmt.Errorf("redis-server on %s did not answer PING in 10 s; log:\n%s", s.addr(), log)
-}
-
-// kill sends SIGKILL to the server's PID and reaps it; a no-op when it is down.
-func (s *faultServer) kill() {
-	s.mu.Lock()
-	cmd := s.cmd
-	s.cmd = nil
-	s.mu.Unlock()
-	if cmd != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-	}
-}
-
-// restart is kill -9, then start on the same port and directory.
-func (s *faultServer) restart() error {
-	s.kill()
-	return s.start()
-}
-
-// do sends one inline command on a fresh connection and expects the reply line want.
-func (s *faultServer) do(command, want string) error {
-	conn, err := net.DialTimeout("tcp", s.addr(), time.Second)
-	if err != nil {
-		return err
-	}
-	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(2 * time.Second))
-	line := ""
-	if _, err = conn.Write([]byte(command + "\r\n")); err == nil {
-		line, err = bufio.NewReader(conn).ReadString('\n')
-	}
-	if line = strings.TrimRight(line, "\r\n"); err != nil || line != want {
-		return fmt.Errorf("%s: %q, %w; want %s", command, line, err, want)
+// reply sends command (its words split at spaces) to srv on a fresh
+// connection and expects the reply want.
+func reply(srv *redistest.Server, command, want string) error {
+	got, err := srv.Do(strings.Fields(command)...)
+	if err != nil || got != want {
+		return fmt.Errorf("%s: %q, %v; want %s", command, got, err, want)
 	}
 	return nil
 }
 
 // faultEnv is an env on a client of the fault server. Client-side caching
 // stays on (the default), as a production client has it.
-func faultEnv(t *testing.T, s *faultServer) *env {
+func faultEnv(t *testing.T, s *redistest.Server) *env {
 	t.Helper()
-	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{s.addr()}, ForceSingleClient: true})
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{s.Addr()}, ForceSingleClient: true})
 	if err != nil {
-		t.Fatalf("connect to %s: %v", s.addr(), err)
+		t.Fatalf("connect to %s: %v", s.Addr(), err)
 	}
 	t.Cleanup(c.Close)
 	return envWith(t, c)
@@ -351,12 +257,12 @@ func TestFaultAnswersCountExactlyOnce(t *testing.T) {
 		name  string
 		fault func(m *kuis.Meta, finished *atomic.Bool) error
 	}{
-		{"kill -9 and restart", func(*kuis.Meta, *atomic.Bool) error { return srv.restart() }},
-		{"CLIENT PAUSE WRITE", func(*kuis.Meta, *atomic.Bool) error { return srv.do("CLIENT PAUSE 1500 WRITE", "+OK") }},
+		{"kill -9 and restart", func(*kuis.Meta, *atomic.Bool) error { return srv.Restart() }},
+		{"CLIENT PAUSE WRITE", func(*kuis.Meta, *atomic.Bool) error { return reply(srv, "CLIENT PAUSE 1500 WRITE", "OK") }},
 		{"SCRIPT FLUSH", func(*kuis.Meta, *atomic.Bool) error {
 			var err error
 			for range 10 { // to catch batches half sent
-				err = errors.Join(err, srv.do("SCRIPT FLUSH", "+OK"))
+				err = errors.Join(err, reply(srv, "SCRIPT FLUSH", "OK"))
 				time.Sleep(5 * time.Millisecond)
 			}
 			return err
@@ -500,7 +406,7 @@ func TestFaultScriptFlushBeforeEveryCall(t *testing.T) {
 		{"RecordAnswer after Finish", func() (any, error) { return b.RecordAnswer(e.ctx, "Dewi", 3) }, kuis.Answer{Score: 10, Duplicate: true}},
 		{"PurgeQuiz", func() (any, error) { return e.store.PurgeQuiz(e.ctx, id, noArchive) }, int64(5)},
 	} {
-		if err := srv.do("SCRIPT FLUSH", "+OK"); err != nil {
+		if err := reply(srv, "SCRIPT FLUSH", "OK"); err != nil {
 			t.Fatal(err)
 		}
 		got, err := step.call()
@@ -536,13 +442,13 @@ func TestFaultRestartInsidePurgeQuizDeletesAllOrNothing(t *testing.T) {
 		// The delete runs on a new connection to the restarted server, whose script
 		// cache is empty: EVALSHA answers NOSCRIPT and rueidis falls back to EVAL.
 		{"back and reconnected before the delete", func(k kuis.Keys) error {
-			err := srv.restart()
+			err := srv.Restart()
 			waitReconnect(e, k)
 			return err
 		}, func() error { return nil }},
 		// The delete is sent on the connection the kill broke.
-		{"back before the delete, stale connection", func(kuis.Keys) error { return srv.restart() }, func() error { return nil }},
-		{"down during the delete", func(kuis.Keys) error { srv.kill(); return nil }, srv.start},
+		{"back before the delete, stale connection", func(kuis.Keys) error { return srv.Restart() }, func() error { return nil }},
+		{"down during the delete", func(kuis.Keys) error { srv.Kill(); return nil }, srv.Start},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id := e.hostileQuiz(true) // Ali 20, Budi 10, finished
@@ -671,13 +577,13 @@ func TestFaultStalledServerEveryMethodKeepsItsDeadline(t *testing.T) {
 	pause := func(t *testing.T) {
 		t.Helper()
 		for end := time.Now().Add(15 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-			if srv.do("PING", "+PONG") == nil {
+			if reply(srv, "PING", "PONG") == nil {
 				break
 			} else if time.Now().After(end) {
 				t.Fatal("the server did not answer again after the stall")
 			}
 		}
-		if err := srv.do(fmt.Sprintf("CLIENT PAUSE %d ALL", window.Milliseconds()), "+OK"); err != nil {
+		if err := reply(srv, fmt.Sprintf("CLIENT PAUSE %d ALL", window.Milliseconds()), "OK"); err != nil {
 			t.Fatal(err)
 		}
 	}

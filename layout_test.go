@@ -4,9 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,46 +45,18 @@ func nodeID(t *testing.T, ctx context.Context, c rueidis.Client) string {
 // primary at primaryAddr, and waits until every primary knows it. At cleanup
 // it kills the server and makes every primary forget it, so that the
 // target's cluster is left with its own nodes only.
-func startReplica(t *testing.T, ctx context.Context, primaries map[string]rueidis.Client, primaryAddr string) (*faultServer, string) {
+func startReplica(t *testing.T, ctx context.Context, primaries map[string]rueidis.Client, primaryAddr string) (*redistest.Server, string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("starts a redis-server process; skipped in -short mode")
-	}
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		msg := "needs the redis-server binary on PATH (apt-get install redis-server): " + err.Error()
-		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	port := 0
-	for p := faultPortLo; p <= faultPortHi && port == 0; p++ {
-		if portFree(p) && portFree(p+10000) { // the node's port and its cluster bus
-			port = p
-		}
-	}
-	if port == 0 {
-		t.Fatalf("no free port pair in %d-%d", faultPortLo, faultPortHi)
-	}
-	s := &faultServer{port: port, dir: t.TempDir()}
-	s.args = []string{
-		"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--daemonize", "no", "--dir", s.dir, "--logfile", filepath.Join(s.dir, "redis.log"),
-		"--cluster-enabled", "yes", "--cluster-config-file", filepath.Join(s.dir, "nodes.conf"),
-	}
-	if err := s.start(); err != nil {
-		s.kill()
-		t.Fatal(err)
-	}
-	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{s.addr()}, ForceSingleClient: true, DisableCache: true})
+	s := redistest.NewServers(t, faultPortLo, faultPortHi).ClusterNode("--appendonly", "no")
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{s.Addr()}, ForceSingleClient: true, DisableCache: true})
 	if err != nil {
-		s.kill()
+		s.Kill()
 		t.Fatal(err)
 	}
 	id := nodeID(t, ctx, rc)
 	t.Cleanup(func() {
 		rc.Close()
-		s.kill()
+		s.Kill()
 		for addr, p := range primaries {
 			if err := node(ctx, p, "CLUSTER", "FORGET", id).Error(); err != nil {
 				t.Errorf("CLUSTER FORGET the replica on %s: %v", addr, err)
@@ -105,23 +74,13 @@ func startReplica(t *testing.T, ctx context.Context, primaries map[string]rueidi
 		}
 		for _, p := range primaries {
 			nodes, err := node(ctx, p, "CLUSTER", "NODES").ToString()
-			if err != nil || !strings.Contains(nodes, id+" "+s.addr()) || !strings.Contains(nodes, "slave "+primaryID) {
+			if err != nil || !strings.Contains(nodes, id+" "+s.Addr()) || !strings.Contains(nodes, "slave "+primaryID) {
 				return false
 			}
 		}
 		return true
 	})
 	return s, id
-}
-
-// portFree reports whether nothing listens on the loopback port.
-func portFree(port int) bool {
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return false
-	}
-	l.Close()
-	return true
 }
 
 // waitFor polls cond every 50 ms until it holds, or fails the test after d.
@@ -153,7 +112,7 @@ func TestClusterDeadReplica(t *testing.T) {
 	var client rueidis.Client
 	waitFor(t, 20*time.Second, "a client that knows the replica", func() bool {
 		c := redistest.Client(t)
-		if _, ok := c.Nodes()[replica.addr()]; ok {
+		if _, ok := c.Nodes()[replica.Addr()]; ok {
 			client = c
 			return true
 		}
@@ -170,7 +129,7 @@ func TestClusterDeadReplica(t *testing.T) {
 		}
 	}
 	slices.Sort(ids)
-	replica.kill()
+	replica.Kill()
 
 	got, err := s.Quizzes(ctx)
 	if diff := cmp.Diff(ids, got); err != nil || diff != "" {
