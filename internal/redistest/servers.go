@@ -406,7 +406,23 @@ func (c *OwnCluster) form() error {
 		}
 	}
 	// CLUSTER SLOTS, which clients read, leaves out a replica whose
-	// replication offset is 0; a write on each (empty) primary moves it.
+	// replication offset is 0; a write on each (empty) primary moves it,
+	// once the replica is linked (else it would wait for the primary's
+	// next ping, 10 s later).
+	for _, rs := range c.Replicas {
+		for _, r := range rs {
+			err := waitFor(clusterWait, func() error {
+				role, err := r.Do("ROLE")
+				if err == nil && !strings.Contains(role, "\nconnected\n") {
+					err = fmt.Errorf("replica %s: link to its primary is not up: %q", r.Addr(), role)
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
 	for _, p := range c.Primaries {
 		if _, err := p.Do("FLUSHALL"); err != nil {
 			return err
