@@ -150,8 +150,9 @@ func (r Recap) WriteAnswersCSV(w io.Writer, opts ...CSVOption) error {
 
 // csvWriter writes the rows of one file in the form its options chose.
 type csvWriter struct {
-	plain *csv.Writer   // the default form
-	sheet *bufio.Writer // ForSpreadsheet's form
+	plain   *csv.Writer   // the default form
+	sheet   *bufio.Writer // ForSpreadsheet's form
+	started bool          // ForSpreadsheet's byte order mark is written
 }
 
 // newCSVWriter returns the writer of one file to w in the form opts choose.
@@ -165,9 +166,7 @@ func newCSVWriter(w io.Writer, opts []CSVOption) *csvWriter {
 	if !o.spreadsheet {
 		return &csvWriter{plain: csv.NewWriter(w)}
 	}
-	sheet := bufio.NewWriter(w)
-	sheet.WriteString("\uFEFF") // a bufio.Writer keeps its first error for Flush to return
-	return &csvWriter{sheet: sheet}
+	return &csvWriter{sheet: bufio.NewWriter(w)}
 }
 
 // write writes one row.
@@ -175,18 +174,24 @@ func (c *csvWriter) write(row []string) error {
 	if c.plain != nil {
 		return c.plain.Write(row)
 	}
+	var b strings.Builder
+	if !c.started {
+		b.WriteString("\uFEFF")
+		c.started = true
+	}
 	for i, cell := range row {
 		if i > 0 {
-			c.sheet.WriteByte(',')
+			b.WriteByte(',')
 		}
 		if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
 			cell = "'" + cell
 		}
-		c.sheet.WriteByte('"')
-		c.sheet.WriteString(strings.ReplaceAll(cell, `"`, `""`))
-		c.sheet.WriteByte('"')
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(cell, `"`, `""`))
+		b.WriteByte('"')
 	}
-	_, err := c.sheet.WriteString("\r\n")
+	b.WriteString("\r\n")
+	_, err := c.sheet.WriteString(b.String())
 	return err
 }
 

@@ -459,12 +459,12 @@ func checkView(view string, c *OwnCluster, ids map[*Server]string) error {
 	}
 	for i, p := range c.Primaries {
 		f := lines[ids[p]]
-		if f == nil || !strings.Contains(f[2], "master") || !healthy(f) {
+		if len(f) < 8 || !strings.Contains(f[2], "master") || !healthy(f) {
 			return fmt.Errorf("primary %s is not a healthy master: %v", p.Addr(), f)
 		}
 		for _, r := range c.Replicas[i] {
 			f := lines[ids[r]]
-			if f == nil || !strings.Contains(f[2], "slave") || f[3] != ids[p] || !healthy(f) {
+			if len(f) < 8 || !strings.Contains(f[2], "slave") || f[3] != ids[p] || !healthy(f) {
 				return fmt.Errorf("replica %s is not a healthy replica of %s: %v", r.Addr(), p.Addr(), f)
 			}
 		}
