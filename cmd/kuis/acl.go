@@ -186,8 +186,8 @@ func (c *cli) applyNode(ctx context.Context, node rueidis.Client, addr, user, pw
 	} else {
 		line += ", NOT saved: the server has no aclfile, so the user is lost when it restarts"
 	}
-	if err := login(sctx, addr, user, pw); err != nil {
-		return "", false, fmt.Errorf("user %q set, but it cannot log in: %w", user, err)
+	if err := login(sctx, addr, user, pw); err != nil { // not wrapped: the words of kuis's own login do not fit
+		return "", false, fmt.Errorf("user %q set, but it cannot log in: %s", user, err.Error())
 	}
 	return line, saved, nil
 }

@@ -39,7 +39,10 @@ such quiz has its line on stderr); kuis repair mends the scores and the order.`,
 			if err != nil {
 				return err
 			}
-			found, failed := c.audit(ctx, "audit", ids, func(kuis.Keys, kuis.Violation) bool { return true })
+			found, failed, err := c.audit(ctx, "audit", ids, func(kuis.Keys, kuis.Violation) bool { return true })
+			if err != nil {
+				return err
+			}
 			return c.printFindings("audit", found, failed, *asJSON, "%d violation(s) in %d quiz(zes)")
 		}
 	},
@@ -58,20 +61,23 @@ func needQuizzes(name string, args []string, all bool, allFlag string) error {
 }
 
 // audit audits each quiz and returns the violations that keep accepts, and
-// how many quizzes failed (each reported).
-func (c *cli) audit(ctx context.Context, name string, ids []string, keep func(kuis.Keys, kuis.Violation) bool) ([]finding, int) {
+// how many quizzes failed (each reported); an interrupt ends it early.
+func (c *cli) audit(ctx context.Context, name string, ids []string, keep func(kuis.Keys, kuis.Violation) bool) ([]finding, int, error) {
 	found := []finding{}
 	failed := 0
 	prog := c.startProgress(name, len(ids))
 	defer c.endProgress()
-	for _, id := range ids {
+	for i, id := range ids {
+		if err := stopped(ctx, name, len(ids)-i); err != nil {
+			return found, failed, err
+		}
 		if err := c.auditOne(ctx, name, id, keep, &found); err != nil {
 			c.report(name+" "+id, err)
 			failed++
 		}
 		prog.step(id)
 	}
-	return found, failed
+	return found, failed, nil
 }
 
 func (c *cli) auditOne(ctx context.Context, name, id string, keep func(kuis.Keys, kuis.Violation) bool, found *[]finding) error {
@@ -151,9 +157,15 @@ status is 1 when there is something to mend, as audit's.`,
 			if err := c.connect(ctx); err != nil {
 				return err
 			}
-			args, _, _ = c.quizArgs(ctx, "repair", args, false, nil)
+			args, _, err := c.quizArgs(ctx, "repair", args, false, nil)
+			if err != nil {
+				return err
+			}
 			if *dry {
-				found, failed := c.audit(ctx, "repair", args, repairMends)
+				found, failed, err := c.audit(ctx, "repair", args, repairMends)
+				if err != nil {
+					return err
+				}
 				return c.printFindings("repair -dry-run", found, failed, *asJSON, "%d finding(s) for Repair to mend in %d quiz(zes)")
 			}
 			return c.repair(ctx, args, *asJSON)
@@ -180,7 +192,14 @@ func (c *cli) repair(ctx context.Context, ids []string, asJSON bool) error {
 	out := []repaired{}
 	failed := 0
 	prog := c.startProgress("repair", len(ids))
-	for _, id := range ids {
+	for i, id := range ids {
+		if err := stopped(ctx, "repair", len(ids)-i); err != nil {
+			c.endProgress()
+			if perr := c.printRepaired(out, asJSON); perr != nil {
+				return perr
+			}
+			return err
+		}
 		sctx, cancel := c.step(ctx)
 		fixes, err := c.store.Repair(sctx, id)
 		cancel()
@@ -194,17 +213,22 @@ func (c *cli) repair(ctx context.Context, ids []string, asJSON bool) error {
 		prog.step(id)
 	}
 	c.endProgress()
-	if asJSON {
-		if err := c.printJSON(out); err != nil {
-			return err
-		}
-	} else {
-		for _, r := range out {
-			fmt.Fprintf(c.stdout, "%s: %s: %d -> %d\n", r.QuizID, r.Participant, r.Was, r.Now)
-		}
+	if err := c.printRepaired(out, asJSON); err != nil {
+		return err
 	}
 	if failed > 0 {
 		return errReported
+	}
+	return nil
+}
+
+// printRepaired prints the corrections Repair made.
+func (c *cli) printRepaired(out []repaired, asJSON bool) error {
+	if asJSON {
+		return c.printJSON(out)
+	}
+	for _, r := range out {
+		fmt.Fprintf(c.stdout, "%s: %s: %d -> %d\n", r.QuizID, r.Participant, r.Was, r.Now)
 	}
 	return nil
 }

@@ -354,7 +354,6 @@ func (c *cli) connect(ctx context.Context) error {
 		InitAddress:       c.addrs,
 		Username:          c.g.user,
 		Password:          c.password,
-		ClientName:        "kuis",
 		DisableCache:      true,
 		ForceSingleClient: c.g.cluster == "",
 	}
@@ -446,7 +445,7 @@ func (c *cli) words(err error) string {
 	var re *rueidis.RedisError
 	switch {
 	case errors.Is(err, kuis.ErrForbidden), errors.As(err, &re) && strings.HasPrefix(re.Error(), "NOPERM"):
-		return fmt.Sprintf("refused by the server's ACL: user %q may not do this (kuis acl rules operator lists the operator's rules)", user)
+		return fmt.Sprintf("refused by the server's ACL: user %q may not do this (kuis acl rules ROLE lists what a role may)", user)
 	case errors.Is(err, kuis.ErrQuizNotFound):
 		if c.g.hashTag {
 			return fmt.Sprintf("no such quiz in namespace %q (hash-tagged keys)", c.g.namespace)
@@ -484,7 +483,7 @@ func (c *cli) quizArgs(ctx context.Context, name string, args []string, all bool
 				ids = append(ids, id)
 			}
 		}
-		return ids, 0, nil
+		return ids, 0, c.checkIDs(name, ids...)
 	}
 	sctx, cancel := c.step(ctx)
 	defer cancel()
@@ -513,6 +512,25 @@ func (c *cli) quizArgs(ctx context.Context, name string, args []string, all bool
 		}
 	}
 	return kept, failed, nil
+}
+
+// checkIDs makes an invalid quiz ID a usage error (no I/O).
+func (c *cli) checkIDs(name string, ids ...string) error {
+	for _, id := range ids {
+		if _, err := c.store.Keys(id); err != nil {
+			return usagef("kuis %s: %s", name, strings.TrimPrefix(err.Error(), "kuis: "))
+		}
+	}
+	return nil
+}
+
+// stopped is the error of work over quizzes that ctx ended (an interrupt)
+// before left of them were done, or nil while ctx lives.
+func stopped(ctx context.Context, name string, left int) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	return &exitError{code: 1, msg: fmt.Sprintf("kuis: %s: interrupted, %d quiz(zes) not done", name, left)}
 }
 
 // isTerminal reports whether w is a terminal, where progress is redrawn in

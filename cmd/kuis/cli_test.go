@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -179,4 +180,32 @@ func TestPasswordSources(t *testing.T) {
 		t.Errorf("missing password file: exit %d, stdout %q", r.code, r.stdout)
 	}
 	oneLine(t, "missing password file", r.stderr, "kuis: password file: ", "no such file")
+}
+
+// TestInvalidQuizID: a quiz ID the library refuses is a usage error, found
+// before any quiz is read; an interrupt has its own words.
+func TestInvalidQuizID(t *testing.T) {
+	tg := newTarget(t)
+	tg.reference("kuis-01", true)
+	for _, args := range [][]string{
+		{"show", "kuis:01"}, {"watch", "kuis 01"}, {"recap", "{kuis-01}"},
+		{"audit", "kuis-01", "kuis*"}, {"repair", "kuis-01", ""}, {"purge", "kuis-01", "kuis/01", "-archive", t.TempDir()},
+	} {
+		r := tg.kuis(args...)
+		if r.code != 2 || r.stdout != "" {
+			t.Errorf("%q: exit %d, stdout %q; want 2 and nothing", args, r.code, r.stdout)
+		}
+		oneLine(t, fmt.Sprintf("%q", args), r.stderr, "kuis "+args[0]+": invalid quiz ID")
+	}
+	if !tg.exists("kuis-01") {
+		t.Error("a purge with an invalid quiz ID purged the valid one")
+	}
+
+	ctx, cancel := context.WithCancel(tg.ctx)
+	cancel()
+	r := tg.kuisCtx(ctx, "purge", "-finished", "-archive", t.TempDir())
+	if r.code != 1 || r.stdout != "" || !tg.exists("kuis-01") {
+		t.Errorf("an interrupted purge: exit %d, stdout %q", r.code, r.stdout)
+	}
+	oneLine(t, "an interrupted purge", r.stderr, "kuis: ", "interrupted")
 }

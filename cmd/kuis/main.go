@@ -20,7 +20,9 @@
 // connects. A password is read from $REDIS_PASSWORD or -password-file, never
 // from a flag's value.
 //
-// The result goes to stdout, nothing else: it pipes. Errors go to stderr,
+// The result goes to stdout, nothing else: it pipes. With -json, a command
+// prints one JSON document (an array, or show's object) in the library's
+// field names, with quiz_id beside them. Errors go to stderr,
 // one line each, naming what failed ("kuis: purge kuis-07: quiz is still
 // running"), and so does the progress of long work (a line redrawn on a
 // terminal, plain lines otherwise). The exit status is 0 when all went well,

@@ -52,7 +52,11 @@ are still purged.`,
 				return err
 			}
 			prog := c.startProgress("purge", len(ids))
-			for _, id := range ids {
+			for i, id := range ids {
+				if err := stopped(ctx, "purge", len(ids)-i); err != nil {
+					c.endProgress()
+					return err
+				}
 				if err := c.purge(ctx, *dir, id); err != nil {
 					c.report("purge "+id, err)
 					failed++

@@ -147,6 +147,9 @@ one), participant, score. With -json, one JSON object: {"quiz_id", "title",
 			if err := c.connect(ctx); err != nil {
 				return err
 			}
+			if err := c.checkIDs("show", id); err != nil {
+				return err
+			}
 			return c.show(ctx, id, *top, *asJSON)
 		}
 	},

@@ -52,6 +52,9 @@ flushed and renamed), readable by its owner only.`,
 			if err := c.connect(ctx); err != nil {
 				return err
 			}
+			if err := c.checkIDs("recap", id); err != nil {
+				return err
+			}
 			return c.recap(ctx, id, *format, *out, opts)
 		}
 	},

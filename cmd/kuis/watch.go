@@ -36,6 +36,9 @@ an empty line after each board. -timeout bounds nothing but the connection.`,
 			if err := c.connect(ctx); err != nil {
 				return err
 			}
+			if err := c.checkIDs("watch", id); err != nil {
+				return err
+			}
 			return c.watch(ctx, id, *top)
 		}
 	},
