@@ -165,7 +165,10 @@ func (c *cli) applyNode(ctx context.Context, node rueidis.Client, addr, user, pw
 		}
 		if len(r) > 0 {
 			if s, err := r[0].ToString(); err == nil {
-				role = map[string]string{"master": "primary", "slave": "replica"}[s]
+				role = s
+				if named, ok := map[string]string{"master": "primary", "slave": "replica"}[s]; ok {
+					role = named
+				}
 			}
 		}
 	}

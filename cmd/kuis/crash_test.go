@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/redistest"
 )
 
 // buildKuis builds the command into the test's temporary directory.
@@ -84,6 +85,12 @@ func TestPurgeKilled(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills kuis many times; skipped in -short mode")
 	}
+	if redistest.Cluster() {
+		// What a kill can break is on the archive's side, the same on every
+		// server: the miniredis and standalone runs prove it, and the
+		// cluster's run saves the time.
+		t.Skip("the archive's crash safety does not depend on the server: proved in the miniredis and standalone runs")
+	}
 	bin := buildKuis(t)
 	tg := newTarget(t)
 	dir := filepath.Join(t.TempDir(), "arsip")
@@ -144,7 +151,9 @@ func TestPurgeKilled(t *testing.T) {
 		return cmd, &out
 	}
 
-	// check is the invariant, after a kill or a whole run.
+	// check is the invariant, after a kill or a whole run, over the quizzes
+	// that were still in Redis before it: a run never touches the archive of
+	// a quiz that is gone.
 	var partial, between int
 	check := func() {
 		t.Helper()
@@ -154,7 +163,8 @@ func TestPurgeKilled(t *testing.T) {
 				partial++
 			}
 		}()
-		for id, r := range recaps {
+		for id := range pending {
+			r := recaps[id]
 			qdir := filepath.Join(dir, id)
 			inRedis := tg.exists(id)
 			checkFinalFiles(t, qdir, r)
@@ -165,7 +175,7 @@ func TestPurgeKilled(t *testing.T) {
 			case inRedis && fileStates(qdir) > 0 && fileStates(qdir) < len(archiveFiles):
 				seenPartial = true
 			}
-			if !inRedis && pending[id] {
+			if !inRedis {
 				delete(pending, id)
 			}
 		}
