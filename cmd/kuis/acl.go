@@ -87,7 +87,7 @@ GET and ROLE, such as the default user.
 Prints one line per node: its address and role, and whether the user was
 saved. Exit status 1 when a node failed; the others are still set.`,
 	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
-		user := fs.String("user", "", "the ACL user to create or reset, `NAME`")
+		user := fs.String("user", "", "create or reset the ACL user `NAME`")
 		pwFile := fs.String("password-file", "", "read the new user's password from `FILE` (default $REDIS_PASSWORD)")
 		cache := fs.Bool("client-cache", false, "allow client-side caching, for a client built WithClientCache")
 		return func(ctx context.Context, c *cli, args []string) error {

@@ -31,7 +31,7 @@ before a cell a spreadsheet would run as a formula (a name like =HYPERLINK(...))
 With -o FILE the file is written whole or not at all (a temporary file,
 flushed and renamed), readable by its owner only.`,
 	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
-		format := fs.String("format", "standings", "standings, gradebook, answers or json")
+		format := fs.String("format", "standings", "`FORMAT`: standings, gradebook, answers or json")
 		sheet := fs.Bool("spreadsheet", false, "CSV for a spreadsheet: BOM, quoted cells, formulas made text")
 		out := fs.String("o", "", "write to `FILE` instead of stdout")
 		return func(ctx context.Context, c *cli, args []string) error {
