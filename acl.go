@@ -41,9 +41,9 @@ func (r Role) String() string {
 	}
 }
 
-// clientBase is what rueidis itself sends on every connection: the RESP3
-// handshake and cluster discovery.
-var clientBase = []string{"-@all", "+hello", "+ping", "+client|setname", "+cluster|slots", "+cluster|shards"}
+// clientBase is what rueidis itself sends on every connection (the RESP3
+// handshake and cluster discovery), and New's question (CLUSTER INFO).
+var clientBase = []string{"-@all", "+hello", "+ping", "+client|setname", "+cluster|slots", "+cluster|shards", "+cluster|info"}
 
 // clientCache is what rueidis adds for client-side caching: CLIENT TRACKING
 // at connect, then CLIENT CACHING, MULTI, PTTL, the read and EXEC for each
@@ -66,7 +66,9 @@ var clientCache = []string{"+client|tracking", "+client|caching", "+multi", "+ex
 // where it is used: a user allowed CLIENT TRACKING can turn on BCAST tracking
 // without a prefix, and a server without redis/redis#15371 (Redis 7.0.15
 // still leaks) then sends it an invalidation naming every key that changes,
-// other applications' included.
+// other applications' included. Every role may send WAIT, which its writes
+// send with WithReplicas; with WithReplicas the rules also allow ROLE, which
+// New then sends to count the replicas.
 //
 // Scripts run with the caller's rights, so a role also holds, at top level,
 // every command its scripts call, on the keys it writes: the app can send
@@ -125,6 +127,9 @@ func ACLRules(role Role, opts ...Option) []string {
 	rules = append(rules, clientBase...)
 	if o.cacheTTL > 0 {
 		rules = append(rules, clientCache...)
+	}
+	if o.replicas > 0 {
+		rules = append(rules, "+role") // New's check of the replicas
 	}
 	var cmds []string
 	for _, op := range operations {

@@ -86,7 +86,6 @@ var (
 )
 
 var operations = []operation{
-	{"check the replicas", "New", []string{"ROLE"}, nil, "O(1) per node", everyone},
 	{"create a quiz", "Meta.Create", waited, []script.Script{script.Create}, "O(1)", teacher},
 	{"read all meta", "Meta.Get", []string{"HGETALL"}, nil, "O(1)", everyone},
 	{"read the status", "Meta.Status", []string{"HGETALL"}, nil, "O(1)", everyone},

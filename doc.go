@@ -38,11 +38,11 @@
 // Which commands a call sends among those listed depends on its options and
 // on the quiz (WithTies, WithClientCache, a big quiz read in parts, a Repair
 // that rebuilds): the method's doc says when. WAIT follows the scripts that
-// write, on their connection, and New sends ROLE, only with [WithReplicas].
+// write, on their connection, only with [WithReplicas] (with which New also
+// sends ROLE).
 //
 //	| action | method | commands | complexity |
 //	|---|---|---|---|
-//	| check the replicas | New | ROLE | O(1) per node |
 //	| create a quiz | Meta.Create | WAIT; create.lua (EXISTS, HSET, TIME, XADD) | O(1) |
 //	| read all meta | Meta.Get | HGETALL | O(1) |
 //	| read the status | Meta.Status | HGETALL | O(1) |

@@ -4,9 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"strings"
+	"syscall"
 
+	"github.com/kuisboard/kuis/internal/batch"
 	"github.com/kuisboard/kuis/internal/wire"
 	"github.com/redis/rueidis"
 )
@@ -27,9 +31,12 @@ var (
 	// WithReplicas), or WithReplicas asking for more replicas than a primary has.
 	ErrInvalidOption = errors.New("kuis: invalid option")
 	// ErrInvalidParticipant: a participant name that breaks CleanParticipant's
-	// rule (empty, over 64 characters, not NFC, white space around it, nothing
-	// visible, or a hidden, line-breaking or direction-changing character).
-	// Returned before any I/O.
+	// rule: empty, over 64 characters, not what CleanParticipant returns for it
+	// (white space around it, spaces, width or form it maps), nothing visible,
+	// a character the PRECIS Nickname profile refuses (hidden, blank,
+	// line-breaking or direction-changing ones among them), letters of two
+	// scripts, or a joiner or variation selector out of place. The message
+	// says which. Returned before any I/O.
 	ErrInvalidParticipant = errors.New("kuis: invalid participant")
 	// ErrInvalidMeta: a title that is empty, longer than 200 bytes, not valid
 	// UTF-8 or holds a control character, or a question count outside 1 to 1000.
@@ -69,6 +76,19 @@ var (
 	// ErrForbidden: the server's ACL refused the command, directly (NOPERM) or
 	// inside one of the library's scripts.
 	ErrForbidden = errors.New("kuis: forbidden by the server's ACL")
+	// ErrUnavailable: the server cannot be reached or is not ready: the
+	// connection failed or broke, or the server answered LOADING, BUSY (a
+	// script holds it), MASTERDOWN, CLUSTERDOWN, READONLY (a replica, during
+	// a failover) or TRYAGAIN (a slot still migrating). The error of rueidis
+	// or of the server stays wrapped beside it; a service answers 503 and
+	// may try again later. A call cut short by its own ctx answers ctx's
+	// error instead.
+	ErrUnavailable = errors.New("kuis: server unavailable")
+	// ErrNeedsClusterClient: New was given a client that is not a cluster
+	// client (rueidis.ClientOption.ForceSingleClient) for a server that is a
+	// Redis Cluster node: every write of a quiz would fail with MOVED or
+	// CROSSSLOT.
+	ErrNeedsClusterClient = errors.New("kuis: a Redis Cluster node needs a cluster client")
 	// ErrBusy: Store.Repair gave up rebuilding a board because other Repairs
 	// of the quiz kept taking the rebuild over, or Store.Recap (and so
 	// PurgeQuiz) gave up reading a big finished quiz in parts because it
@@ -141,6 +161,12 @@ func replyError(err error, subject, key string) error {
 			strings.Contains(msg, "no permissions") {
 			return fmt.Errorf("%w: %s: %s", ErrForbidden, subject, msg)
 		}
+		if notReady[code] {
+			return fmt.Errorf("%w: %s: %w", ErrUnavailable, subject, err)
+		}
+	}
+	if unreachable(err) {
+		return fmt.Errorf("%w: %s: %w", ErrUnavailable, subject, err)
 	}
 	return fmt.Errorf("kuis: %s: %w", subject, timedOut(err))
 }
@@ -155,6 +181,28 @@ func timedOut(err error) error {
 		return fmt.Errorf("%w (%w)", err, context.DeadlineExceeded)
 	}
 	return err
+}
+
+// notReady lists the server's error codes of a server that is not ready.
+var notReady = map[string]bool{"LOADING": true, "BUSY": true, "MASTERDOWN": true, "CLUSTERDOWN": true,
+	"READONLY": true, "TRYAGAIN": true}
+
+// unreachable reports whether err says the server could not be reached: a
+// failed dial, or a connection that broke, but not the caller's ctx ending.
+func unreachable(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, os.ErrDeadlineExceeded) {
+		return false
+	}
+	var op *net.OpError
+	return errors.As(err, &op) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
+}
+
+// neverSent reports whether err says its command never reached the server:
+// it was never sent (internal/batch), or no connection could be made.
+func neverSent(err error) bool {
+	var op *net.OpError
+	return errors.Is(err, batch.ErrNotSent) || errors.As(err, &op) && op.Op == "dial"
 }
 
 // corrupt reports data that breaks the contract, naming the key and the detail.

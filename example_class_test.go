@@ -13,19 +13,20 @@ import (
 
 // A service cleans a name once, when the student joins, and uses what
 // CleanParticipant returns from then on: space around it is trimmed, a name
-// typed in decomposed form is composed, and a name that would mislead a
-// class is refused.
+// typed in decomposed form is composed, fullwidth letters become the plain
+// ones, and a name that would mislead a class is refused.
 func ExampleCleanParticipant() {
-	for _, typed := range []string{"  Ali\u00a0", "Jose\u0301", "\u202eilA", "\u200b", "Ali\u200dBaba"} {
+	for _, typed := range []string{"  Ali\u00a0", "Jose\u0301", "\uff21\uff4c\uff49", "\u202eilA", "\u200b", "Ali\u200dBaba"} {
 		name, err := kuis.CleanParticipant(typed)
 		fmt.Printf("%+q: %+q %v\n", typed, name, err != nil)
 	}
 	// Output:
 	// "  Ali\u00a0": "Ali" false
 	// "Jose\u0301": "Jos\u00e9" false
+	// "\uff21\uff4c\uff49": "Ali" false
 	// "\u202eilA": "" true
 	// "\u200b": "" true
-	// "Ali\u200dBaba": "Ali\u200dBaba" false
+	// "Ali\u200dBaba": "" true
 }
 
 // A projected board shows the quiz's progress from Summary, and a student's

@@ -47,7 +47,7 @@ func startFaultServer(t *testing.T, extra ...string) *redistest.Server {
 func reply(srv *redistest.Server, command, want string) error {
 	got, err := srv.Do(strings.Fields(command)...)
 	if err != nil || got != want {
-		return fmt.Errorf("%s: %q, %v; want %s", command, got, err, want)
+		return fmt.Errorf("%s: %q, %w; want %s", command, got, err, want)
 	}
 	return nil
 }

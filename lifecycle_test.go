@@ -84,6 +84,72 @@ func TestEventsEndWhenTheQuizIsPurgedAndCreatedAgain(t *testing.T) {
 	}
 }
 
+// TestEventsFromZeroReadTheQuizFromItsStart: "0-0", Redis's own "from the
+// start", reads a live, never-purged quiz from its start as "" does, where
+// a resume position of an earlier quiz of the same ID still ends the feed
+// (TestEventsEndWhenTheQuizIsPurgedAndCreatedAgain).
+func TestEventsFromZeroReadTheQuizFromItsStart(t *testing.T) {
+	e := newEnv(t)
+	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
+	defer cancel()
+	_, m, b := e.reference()
+	if err := m.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := append(append([]brief{}, referenceEvents...), brief{Kind: kuis.EventFinished})
+	for _, after := range []string{"", "0-0"} {
+		got, err := collect(ctx, b, after, -1)
+		if diff := cmp.Diff(want, briefs(got)); err != nil || diff != "" {
+			t.Errorf("Events after %q: %v (-want +got):\n%s", after, err, diff)
+		}
+	}
+}
+
+// TestLiveEndsWhenTheQuizIsPurgedAndCreatedAgain: Live, like Events, ends
+// with ErrQuizNotFound when its quiz is purged, or purged and created again
+// with answers, all within one interval; it never yields the new quiz's
+// board as the old one's.
+func TestLiveEndsWhenTheQuizIsPurgedAndCreatedAgain(t *testing.T) {
+	e := clockEnv(t)
+	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
+	defer cancel()
+	for _, again := range []bool{false, true} {
+		id, m, b := e.reference()
+		tick(e) // the new quiz is created in a later millisecond than the old one
+		var boards [][]kuis.Standing
+		var end error
+		for page, err := range b.Live(ctx, 10, 50*time.Millisecond) {
+			if err != nil {
+				end = err
+				break
+			}
+			boards = append(boards, page)
+			if len(boards) > 1 {
+				continue
+			}
+			// Between two polls: finish, purge, and maybe create again and answer.
+			if err := m.Finish(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.store.PurgeQuiz(ctx, id, func(context.Context, kuis.Recap) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+			if !again {
+				continue
+			}
+			if err := m.Create(ctx, "Kuis baru", 3); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := b.RecordAnswer(ctx, "Murid Baru", 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !errors.Is(end, kuis.ErrQuizNotFound) || len(boards) != 1 || len(boards[0]) != 4 {
+			t.Errorf("created again %v: Live yielded %v, then %v; want the reference board, then ErrQuizNotFound", again, boards, end)
+		}
+	}
+}
+
 // TestLogIDsNearTheEnd: entry IDs whose sequence, or whole ID, is the
 // greatest a stream holds (2^64 - 1) end every paged read of the log, with
 // a result or ErrCorrupt, however the pages fall: Audit, Repair and Recap

@@ -2,6 +2,9 @@ package kuis
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"fmt"
 	"strconv"
 
 	"github.com/kuisboard/kuis/internal/script"
@@ -43,8 +46,18 @@ func (m *Meta) Create(ctx context.Context, title string, questions int) error {
 	if err := m.q.checkMeta(title, questions); err != nil {
 		return err
 	}
-	err := run(ctx, m.q.s, script.Create, m.q.keys.quizKeys(), []string{title, strconv.Itoa(questions)}).Error()
+	err := run(ctx, m.q.s, script.Create, m.q.keys.quizKeys(), []string{title, strconv.Itoa(questions), startSequence()}).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
+}
+
+// startSequence is the sequence of a new quiz's start entry: 2^63 or more,
+// so that the entry sorts after every entry an earlier quiz of the same ID
+// logged in the same millisecond, and random, so that its ID marks this
+// quiz alone (10 followed by 18 random digits: below 2^64 - 1).
+func startSequence() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
+	return fmt.Sprintf("10%018d", binary.BigEndian.Uint64(b[:])%1e18)
 }
 
 // Get reads the whole meta hash and decodes it strictly, O(1). Extra fields

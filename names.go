@@ -2,68 +2,87 @@ package kuis
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kuisboard/kuis/internal/wire"
+	"golang.org/x/text/secure/precis"
 	"golang.org/x/text/unicode/norm"
 )
 
 // CleanParticipant returns name as kuis stores it, or an error that
-// errors.Is ErrInvalidParticipant: it trims the white space around name
-// (Unicode's, U+00A0 and U+3000 included) and normalizes it to Unicode NFC,
-// then checks it as every method that takes a participant does. Call it
-// when a student joins: the methods themselves never clean a name, they
-// refuse one that is not clean, and compare names byte for byte ("ali" and
-// "Ali" are two students). It does no I/O.
+// errors.Is ErrInvalidParticipant and says what to change. Call it when a
+// student joins: the methods that take a participant never clean a name,
+// they refuse one that is not clean, and compare names byte for byte after
+// cleaning ("ali" and "Ali" are two students). Cleaning a clean name returns
+// it unchanged. It does no I/O.
 //
-// A valid name is valid UTF-8 in NFC, 1 to 64 characters long, without white
-// space around it, with at least one letter, digit or symbol, and without
-// control characters, line or paragraph separators, bidirectional controls
-// (U+061C, U+200E, U+200F, U+202A to U+202E, U+2066 to U+2069) or invisible
-// fillers (U+00AD, U+200B, U+2060, U+FEFF). Joiners inside a name (U+200C,
-// U+200D: Persian names, emoji sequences) are kept.
+// Cleaning maps a name the way the PRECIS Nickname profile (RFC 8266) does,
+// so that names a class reads as one are one: the white space around it
+// goes, every space inside (U+00A0, U+3000 and the other Unicode spaces)
+// becomes U+0020 and a run of them one, and the name is normalized to
+// Unicode NFKC, which maps fullwidth letters and other compatibility forms
+// to the plain ones: "Ａｌｉ" is "Ali", and "Ali  Baba" with two spaces or
+// with U+00A0 is "Ali Baba". A variation selector U+FE0F after a character
+// it does not change (an emoji shown as emoji anyway, a skin tone, a flag's
+// letter, a pictograph without an emoji form such as ★) goes too.
+//
+// A name is refused when, cleaned, it would show as nothing or pass for
+// another student's name:
+//   - it is empty, longer than 64 characters or not valid UTF-8;
+//   - it holds a character the profile disallows: control and format
+//     characters, Unicode's Default_Ignorable_Code_Point (zero-width spaces,
+//     word joiners, invisible operators, fillers such as U+3164, tags,
+//     variation selectors), bidirectional controls, line and paragraph
+//     separators, private-use, unassigned and old Hangul jamo code points;
+//     or a blank symbol that shows as a space (U+2800, U+1D159);
+//   - it has no letter, digit or symbol;
+//   - its letters (and the marks and digits that belong to a script) come
+//     from more than one script, as the Cyrillic "А" beside the Latin "li" of
+//     "Аli" (characters of Unicode's Common and Inherited scripts, such as
+//     digits 0-9, punctuation, emoji and most combining marks, go with any
+//     script; Han goes with Hiragana and Katakana, or with Hangul);
+//   - a joiner (U+200C, U+200D) starts or ends it, or stands where neither
+//     the profile's context rules keep it (after a virama in Indic scripts,
+//     U+200C between joining letters as in Persian names) nor an emoji
+//     sequence joins two pictographs with U+200D (👩‍🎓, 👨‍👩‍👧, 🏳️‍🌈);
+//   - a variation selector U+FE0F follows no emoji that it turns from text
+//     into emoji (❤️, the keycap 1️⃣); tags only spell the flags of England,
+//     Scotland and Wales.
 func CleanParticipant(name string) (string, error) {
-	clean := norm.NFC.String(strings.TrimFunc(name, unicode.IsSpace))
-	if problem := nameProblem(clean); problem != "" {
+	if plainName(name) {
+		return name, nil
+	}
+	clean, problem := cleanName(name)
+	if problem != "" {
 		return "", fmt.Errorf("%w: %s %s", ErrInvalidParticipant, quote(name), problem)
 	}
 	return clean, nil
 }
 
 // nameProblem says what breaks CleanParticipant's rule in name, in words a
-// student can act on, or "" when it holds.
+// student can act on, or "" when it holds: when name is exactly what
+// CleanParticipant returns for it.
 func nameProblem(name string) string {
-	switch {
-	case name == "":
-		return "is empty"
-	case !utf8.ValidString(name):
-		return "is not valid UTF-8"
-	case utf8.RuneCountInString(name) > maxNameRunes:
-		return "is longer than 64 characters"
-	case !norm.NFC.IsNormalString(name):
-		return "is not in Unicode NFC (CleanParticipant composes it)"
+	if plainName(name) {
+		return ""
 	}
-	first, _ := utf8.DecodeRuneInString(name)
-	last, _ := utf8.DecodeLastRuneInString(name)
-	if unicode.IsSpace(first) || unicode.IsSpace(last) {
+	clean, problem := cleanName(name)
+	switch {
+	case problem != "":
+		return problem
+	case clean == name:
+		return ""
+	case strings.TrimFunc(name, unicode.IsSpace) != name:
 		return "has white space around it (CleanParticipant trims it)"
 	}
-	visible := false
-	for _, r := range name {
-		switch {
-		case unicode.IsControl(r), unicode.In(r, unicode.Zl, unicode.Zp),
-			r == 0x061C, r == 0x200E, r == 0x200F, 0x202A <= r && r <= 0x202E, 0x2066 <= r && r <= 0x2069,
-			r == 0x00AD, r == 0x200B, r == 0x2060, r == 0xFEFF:
-			return "holds a hidden, line-breaking or direction-changing character"
-		case unicode.In(r, unicode.L, unicode.N, unicode.S):
-			visible = true
-		}
+	if q := strconv.Quote(clean); len(q) <= wire.MaxQuoted/2 {
+		return "is not clean (CleanParticipant maps it to " + q + ")"
 	}
-	if !visible {
-		return "has no letter, digit or symbol"
-	}
-	return ""
+	return "is not clean (CleanParticipant maps it)" // the message quotes name already: a long clean name too would make it long
 }
 
 func (q quiz) checkParticipant(name string) error {
@@ -73,3 +92,389 @@ func (q quiz) checkParticipant(name string) error {
 	}
 	return nil
 }
+
+// plainName reports whether name is a clean name of printable ASCII, the
+// names of most classes, without the cost of the full rule: each method
+// that takes a participant checks its name. The profile allows every
+// printable ASCII character, cleaning changes none but spaces, and ASCII's
+// letters are all Latin.
+func plainName(name string) bool {
+	if name == "" || len(name) > maxNameRunes {
+		return false
+	}
+	shows := false
+	for i := 0; i < len(name); i++ {
+		switch c := name[i]; {
+		case c == ' ':
+			if i == 0 || i == len(name)-1 || name[i-1] == ' ' {
+				return false
+			}
+		case c < ' ' || c > '~':
+			return false
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', strings.IndexByte("$+<=>^`|~", c) >= 0:
+			shows = true // a letter, digit or symbol
+		}
+	}
+	return shows
+}
+
+// maxMappings is how often cleanName maps a name at most: RFC 8266 applies
+// its rules until the name stops changing, at most three times after the
+// first, and refuses a name that is still changing then.
+const maxMappings = 4
+
+// cleanName is CleanParticipant's work: the clean name, or what is wrong.
+func cleanName(name string) (clean, problem string) {
+	if !utf8.ValidString(name) {
+		return "", "is not valid UTF-8"
+	}
+	s, ok := mapName(strings.TrimFunc(name, unicode.IsSpace))
+	if !ok {
+		return "", "keeps changing when it is cleaned"
+	}
+	if problem := checkName(s); problem != "" {
+		return "", problem
+	}
+	return s, ""
+}
+
+// mapName maps s as the Nickname profile does, and drops idle selectors,
+// until s stops changing; false if it still changes after maxMappings.
+func mapName(s string) (string, bool) {
+	for n := 1; ; n++ {
+		next := dropIdleSelectors(norm.NFKC.String(mapSpaces(s)))
+		if next == s {
+			return s, true
+		}
+		if n == maxMappings {
+			return s, false
+		}
+		s = next
+	}
+}
+
+// mapSpaces is RFC 8266's additional mapping: every space (Unicode's Zs)
+// becomes U+0020, those at either end go and a run of them inside becomes one.
+func mapSpaces(s string) string {
+	mapped := false
+	prev := ' ' // so that a space at the start is mapped
+	for _, r := range s {
+		if r == ' ' && prev == ' ' || r >= utf8.RuneSelf && unicode.Is(unicode.Zs, r) {
+			mapped = true
+			break
+		}
+		prev = r
+	}
+	if !mapped && prev != ' ' {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.Is(unicode.Zs, r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// Characters the rule treats apart from the profile.
+const (
+	zwnj        = '\u200C'     // ZERO WIDTH NON-JOINER
+	zwj         = '\u200D'     // ZERO WIDTH JOINER: joins emoji into one
+	vs16        = '\uFE0F'     // VARIATION SELECTOR-16: show the character before as emoji
+	keycap      = '\u20E3'     // COMBINING ENCLOSING KEYCAP: 1️⃣ is 1, U+FE0F, U+20E3
+	blackFlag   = '\U0001F3F4' // the base of the tag sequences of subdivision flags
+	placeholder = '\u25CC'     // DOTTED CIRCLE: what the profile sees in place of an emoji sequence's part it does not know
+)
+
+// subdivisionFlags are the tags after blackFlag that spell Unicode's
+// recommended subdivision flags: England, Scotland, Wales.
+var subdivisionFlags = [...]string{
+	"\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F",
+	"\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F",
+	"\U000E0067\U000E0062\U000E0077\U000E006C\U000E0073\U000E007F",
+}
+
+// idleBefore reports whether U+FE0F after r changes nothing: r shows as
+// emoji already (😀, a skin tone, a flag's regional indicator) or has no
+// emoji form (★).
+func idleBefore(r rune) bool {
+	return unicode.Is(extendedPictographic, r) && !unicode.Is(textEmoji, r) ||
+		'\U0001F1E6' <= r && r <= '\U0001F1FF' || isSkinTone(r)
+}
+
+func isSkinTone(r rune) bool { return '\U0001F3FB' <= r && r <= '\U0001F3FF' }
+
+// dropIdleSelectors drops each U+FE0F that changes nothing.
+func dropIdleSelectors(s string) string {
+	idle := false
+	prev := rune(0)
+	for _, r := range s {
+		if r == vs16 && idleBefore(prev) {
+			idle = true
+			break
+		}
+		prev = r
+	}
+	if !idle {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	prev = 0
+	for _, r := range s {
+		if r == vs16 && idleBefore(prev) {
+			continue // prev stays: a second U+FE0F is idle too
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return b.String()
+}
+
+// checkName says what breaks the rule in s, a name cleaning no longer
+// changes, or "" when it holds.
+func checkName(s string) string {
+	switch n := utf8.RuneCountInString(s); {
+	case n == 0:
+		return "is empty"
+	case n > maxNameRunes:
+		return "is longer than 64 characters"
+	}
+	first, _ := utf8.DecodeRuneInString(s)
+	last, _ := utf8.DecodeLastRuneInString(s)
+	for _, r := range [...]rune{first, last} {
+		if r == zwj || r == zwnj {
+			return fmt.Sprintf("starts or ends with a joiner (%U)", r)
+		}
+	}
+	var (
+		shows   bool                   // a letter, digit or symbol
+		blank   rune                   // a blank symbol
+		letters scriptSet              // of the letters so far
+		mixed   string                 // letters.add's first complaint
+		parts   = make([][2]int, 0, 4) // byte spans of the joiners, selectors and tags of emoji sequences
+		prev    rune                   // the rune before
+		base    rune                   // the last rune before that is neither a selector nor a skin tone
+	)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		next, _ := utf8.DecodeRuneInString(s[i+size:])
+		switch {
+		case r == vs16 && (unicode.Is(textEmoji, prev) || next == keycap && strings.ContainsRune("0123456789#*", prev)):
+			parts = append(parts, [2]int{i, i + size})
+		case r == zwj && unicode.Is(extendedPictographic, base) && unicode.Is(extendedPictographic, next):
+			parts = append(parts, [2]int{i, i + size})
+		case r == blackFlag:
+			for _, tags := range subdivisionFlags {
+				if strings.HasPrefix(s[i+size:], tags) {
+					parts = append(parts, [2]int{i + size, i + size + len(tags)})
+					size += len(tags)
+					break
+				}
+			}
+		case r == '\u2800' || r == '\U0001D159': // BRAILLE PATTERN BLANK, MUSICAL SYMBOL NULL NOTEHEAD
+			blank = r
+		}
+		if !shows && shown(r) {
+			shows = true
+		}
+		if mixed == "" {
+			mixed = letters.add(r)
+		}
+		if r != vs16 && !isSkinTone(r) {
+			base = r
+		}
+		prev = r
+		i += size
+	}
+	if !profileAccepts(s, parts) {
+		return refusal(profiled(s, parts))
+	}
+	switch {
+	case blank != 0:
+		return fmt.Sprintf("holds a hidden, blank, line-breaking or direction-changing character (%U)", blank)
+	case !shows:
+		return "has no letter, digit or symbol"
+	}
+	return mixed
+}
+
+// nickname is the set of characters the Nickname profile allows anywhere
+// (the PRECIS Freeform class): all but the joiners and the few characters
+// RFC 5892 allows by their context only.
+var nickname = precis.Nickname.Allowed()
+
+// profileAccepts reports whether the Nickname profile accepts s, a
+// non-empty name its mapping no longer changes, with a placeholder in place
+// of each span of parts. The profile's check is the class of each character
+// and the context rules of the few that have one: without those few, the
+// class of each character decides, and the profile's own run, which
+// allocates, is left to the names that need it.
+func profileAccepts(s string, parts [][2]int) bool {
+	rest := parts
+	for i := 0; i < len(s); {
+		if len(rest) > 0 && i == rest[0][0] {
+			i = rest[0][1]
+			rest = rest[1:]
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		if ' ' <= r && r <= '~' {
+			continue // the profile allows printable ASCII
+		}
+		if r == zwj || r == zwnj || contextual(r) || !nickname.Contains(r) {
+			seen := profiled(s, parts)
+			out, err := precis.Nickname.String(seen)
+			return err == nil && out == seen
+		}
+	}
+	return true
+}
+
+// profiled is s with a placeholder in place of each span of parts: what the
+// profile sees of a name, the parts of emoji sequences it does not know
+// replaced by a character it takes anywhere and that changes no neighbour.
+func profiled(s string, parts [][2]int) string {
+	if len(parts) == 0 {
+		return s
+	}
+	var b strings.Builder
+	at := 0
+	for _, span := range parts {
+		b.WriteString(s[at:span[0]])
+		b.WriteRune(placeholder)
+		at = span[1]
+	}
+	b.WriteString(s[at:])
+	return b.String()
+}
+
+// shown reports whether r is a letter, digit or symbol other than a blank one.
+func shown(r rune) bool {
+	if r < utf8.RuneSelf {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("$+<=>^`|~", r)
+	}
+	return unicode.In(r, unicode.L, unicode.N, unicode.S) && r != '\u2800' && r != '\U0001D159'
+}
+
+// refusal says why the Nickname profile refuses s.
+func refusal(s string) string {
+	for _, r := range s {
+		switch {
+		case r == zwj || r == zwnj || contextual(r):
+			// Allowed in some places: the second loop speaks of them.
+		case r == vs16:
+			return "holds a variation selector (U+FE0F) that follows no emoji"
+		case nickname.Contains(r):
+		case unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector):
+			return fmt.Sprintf("holds a hidden, blank, line-breaking or direction-changing character (%U)", r)
+		default:
+			return fmt.Sprintf("holds %U, a character names may not use (unassigned, private-use or an old Hangul letter)", r)
+		}
+	}
+	for _, r := range s {
+		switch {
+		case r == zwj || r == zwnj:
+			return fmt.Sprintf("holds a joiner (%U) that joins nothing", r)
+		case contextual(r):
+			return fmt.Sprintf("holds %q (%U) where its script's rule does not allow it", string(r), r)
+		}
+	}
+	return "is refused by the PRECIS Nickname profile (RFC 8266)"
+}
+
+// contextual reports whether r is one of the characters RFC 5892 allows by
+// their context only (CONTEXTO): the Catalan middle dot between two l, the
+// Greek keraia, the Hebrew geresh and gershayim, the Katakana middle dot, and
+// Arabic-Indic digits of one kind only.
+func contextual(r rune) bool {
+	switch {
+	case r == '\u00B7', r == '\u0375', r == '\u05F3', r == '\u05F4', r == '\u30FB',
+		'\u0660' <= r && r <= '\u0669', '\u06F0' <= r && r <= '\u06F9':
+		return true
+	}
+	return false
+}
+
+// scriptSet collects the scripts of a name's letters: at most three (Han,
+// Hiragana, Katakana) can go together.
+type scriptSet struct {
+	seen [3]writing
+	n    int
+}
+
+type writing struct {
+	name    string
+	table   *unicode.RangeTable
+	example rune // the name's first letter in the script
+}
+
+// add takes in r and says how the name now mixes scripts, or "".
+func (s *scriptSet) add(r rune) string {
+	if r < utf8.RuneSelf && !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
+		return "" // ASCII's letters are Latin, the rest Common
+	}
+	for _, seen := range s.seen[:s.n] {
+		if unicode.Is(seen.table, r) {
+			return ""
+		}
+	}
+	if unicode.In(r, unicode.Common, unicode.Inherited) {
+		return ""
+	}
+	i := slices.IndexFunc(scriptTables, func(sc writing) bool { return unicode.Is(sc.table, r) })
+	if i < 0 {
+		return "" // unassigned: the profile refuses it
+	}
+	found := scriptTables[i]
+	found.example = r
+	for _, seen := range s.seen[:s.n] {
+		if !together(seen.name, found.name) {
+			return fmt.Sprintf("mixes letters of two scripts (%s %q, %s %q)", seen.name, string(seen.example), found.name, string(r))
+		}
+	}
+	s.seen[s.n] = found
+	s.n++
+	return ""
+}
+
+// together reports whether a name may hold letters of scripts a and b, two
+// scripts apart: Japanese writes Han with Hiragana and Katakana, Korean Han
+// with Hangul.
+func together(a, b string) bool {
+	japanese := func(x string) bool { return x == "Han" || x == "Hiragana" || x == "Katakana" }
+	korean := func(x string) bool { return x == "Han" || x == "Hangul" }
+	return japanese(a) && japanese(b) || korean(a) && korean(b)
+}
+
+// scriptTables is every script of Unicode but Common and Inherited, the
+// scripts of class names first: a name's first letter finds its script early.
+var scriptTables = func() []writing {
+	first := []string{"Latin", "Cyrillic", "Greek", "Arabic", "Hebrew", "Devanagari", "Thai",
+		"Han", "Hiragana", "Katakana", "Hangul", "Bengali", "Tamil", "Telugu", "Georgian", "Armenian"}
+	var out []writing
+	for _, name := range first {
+		out = append(out, writing{name: name, table: unicode.Scripts[name]})
+	}
+	rest := make([]string, 0, len(unicode.Scripts))
+	for name := range unicode.Scripts {
+		if !slices.Contains(first, name) && name != "Common" && name != "Inherited" {
+			rest = append(rest, name)
+		}
+	}
+	slices.Sort(rest)
+	for _, name := range rest {
+		out = append(out, writing{name: name, table: unicode.Scripts[name]})
+	}
+	return out
+}()

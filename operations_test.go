@@ -236,11 +236,6 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 		return err
 	})
 	do("Store.Purge", func(s *kuis.Store) error { _, err := s.Purge(e.ctx); return err })
-	// The target has no replicas: New refuses WithReplicas(1), after ROLE.
-	run("New", true, func(*kuis.Store) error {
-		_, err := kuis.New(rec, append(e.opts, kuis.WithReplicas(1, time.Second))...)
-		return err
-	})
 	for method, cmds := range listed {
 		for _, c := range cmds {
 			// WAIT needs replicas: TestReplicasEveryWriteWaits sees each write send it.

@@ -131,8 +131,9 @@ func WithTies(order TieOrder) Option {
 // n larger than the replicas the primary with the fewest reports
 // (ErrInvalidOption, saying how many it found), so that a Store never waits
 // for replicas that are not there. n < 1 or timeout <= 0 is ErrInvalidOption.
-// timeout is rounded up to whole milliseconds. The ACL users need WAIT and
-// ROLE, which ACLRules grants.
+// timeout is rounded up to whole milliseconds. The ACL users need WAIT, which
+// ACLRules grants every role, and ROLE, which ACLRules grants when given
+// WithReplicas too.
 func WithReplicas(n int, timeout time.Duration) Option {
 	return func(o *options) { o.withReplicas, o.replicas, o.replicaWait = true, n, timeout }
 }

@@ -336,3 +336,50 @@ func TestPurgeQuiz(t *testing.T) {
 		}
 	}
 }
+
+// TestPurgeQuizDeletesOnlyTheQuizItArchived: while PurgeQuiz's archive runs,
+// another process purges the quiz, creates a new one under its ID, records an
+// answer and finishes it. PurgeQuiz then deletes nothing and answers
+// ErrQuizChanged: the new quiz's grades were never archived. It does so
+// also when the new quiz is created in the same millisecond as the old one
+// (miniredis's clock stands still here).
+func TestPurgeQuizDeletesOnlyTheQuizItArchived(t *testing.T) {
+	for _, sameMillisecond := range []bool{false, true} {
+		e := clockEnv(t)
+		id, m, b := e.reference()
+		e.finish(id)
+		k := e.keys(id)
+		var after map[string]string
+		n, err := e.store.PurgeQuiz(e.ctx, id, func(ctx context.Context, r kuis.Recap) error {
+			if len(r.Standings) != 4 {
+				t.Errorf("archive got %d standings, want the old quiz's 4", len(r.Standings))
+			}
+			if _, err := e.store.PurgeQuiz(ctx, id, func(context.Context, kuis.Recap) error { return nil }); err != nil {
+				return err
+			}
+			if !sameMillisecond {
+				tick(e)
+			}
+			if err := m.Create(ctx, "Kuis baru", 3); err != nil {
+				return err
+			}
+			if _, err := b.RecordAnswer(ctx, "Eka", 1); err != nil {
+				return err
+			}
+			if err := m.Finish(ctx); err != nil {
+				return err
+			}
+			after = e.dump(fiveKeys(k)...)
+			return nil
+		})
+		if n != 0 || !errors.Is(err, kuis.ErrQuizChanged) {
+			t.Errorf("same millisecond %v: PurgeQuiz = %d, %v; want 0, ErrQuizChanged", sameMillisecond, n, err)
+		}
+		if diff := cmp.Diff(after, e.dump(fiveKeys(k)...)); diff != "" {
+			t.Errorf("same millisecond %v: PurgeQuiz changed the new quiz (-before +after):\n%s", sameMillisecond, diff)
+		}
+		if r, err := e.store.Recap(e.ctx, id); err != nil || len(r.Standings) != 1 || r.Standings[0].Participant != "Eka" {
+			t.Errorf("same millisecond %v: the new quiz's recap = %+v, %v; want Eka alone", sameMillisecond, r.Standings, err)
+		}
+	}
+}

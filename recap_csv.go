@@ -1,18 +1,49 @@
 package kuis
 
 import (
+	"bufio"
 	"encoding/csv"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // What a teacher keeps of a quiz: the recap's tables in a form to archive or
-// open in a spreadsheet. Every writer uses encoding/csv and writes names
-// exactly as stored, so a file reads back byte for byte; a spreadsheet may
-// treat a name that starts with '=', '+', '-' or '@' as a formula, so escape
-// names before opening the file in one if students typed them. Each returns
-// w's error as it is.
+// open in a spreadsheet. By default every writer uses encoding/csv and writes
+// names exactly as stored, so a file reads back byte for byte: the form to
+// archive. ForSpreadsheet makes the form to open in a spreadsheet. Each
+// returns w's error as it is.
+
+// CSVOption chooses the form of the file a CSV writer of the recap writes
+// (Recap.WriteCSV, WriteGradebookCSV, WriteAnswersCSV). Without one, a writer
+// writes plain encoding/csv, names byte for byte as stored.
+type CSVOption func(*csvOptions)
+
+// csvOptions are what the CSVOptions of one call set.
+type csvOptions struct {
+	spreadsheet bool // ForSpreadsheet's form
+}
+
+// ForSpreadsheet writes the file for a spreadsheet (Excel, LibreOffice Calc,
+// Google Sheets) to open, rather than for a program to read back, as OWASP's
+// advice on CSV injection says:
+//   - the file starts with a UTF-8 byte order mark, so that Excel reads the
+//     names as UTF-8 ("Søren", not "SÃ¸ren");
+//   - a cell that a spreadsheet would run as a formula, one that starts with
+//     '=', '+', '-', '@', a tab or a carriage return (a student named
+//     =HYPERLINK("http://…","Ali")), gets a single quote (') in front, so that
+//     the spreadsheet takes it as text;
+//   - every cell is quoted (a quote inside doubled) and every row ends with
+//     CRLF, so that a spreadsheet that splits fields on ';' or a tab, as Excel
+//     does in many locales, never starts a cell inside a name.
+//
+// The rows and columns are the default form's. Read back with encoding/csv,
+// such a file gives the cells with the quote in front of those that had one
+// added: keep the default form for an archive.
+func ForSpreadsheet() CSVOption {
+	return func(o *csvOptions) { o.spreadsheet = true }
+}
 
 // GradeRow is one participant's line of the gradebook.
 type GradeRow struct {
@@ -43,13 +74,14 @@ func (r Recap) Gradebook() []GradeRow {
 // "participant,score,1,2,...,n" with one column per question of
 // Recap.Questions (1 to jumlah_soal), then one row per participant in
 // Gradebook's order, each question's cell 1 when answered correctly, else 0.
-func (r Recap) WriteGradebookCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
+// opts choose the file's form (ForSpreadsheet).
+func (r Recap) WriteGradebookCSV(w io.Writer, opts ...CSVOption) error {
+	cw := newCSVWriter(w, opts)
 	header := []string{"participant", "score"}
 	for _, q := range r.Questions {
 		header = append(header, strconv.Itoa(q.Question))
 	}
-	if err := cw.Write(header); err != nil {
+	if err := cw.write(header); err != nil {
 		return err
 	}
 	for _, g := range r.Gradebook() {
@@ -63,20 +95,20 @@ func (r Recap) WriteGradebookCSV(w io.Writer) error {
 				cells[q-1] = "1"
 			}
 		}
-		if err := cw.Write(append(row, cells...)); err != nil {
+		if err := cw.write(append(row, cells...)); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.flush()
 }
 
 // WriteCSV writes the standings with encoding/csv: the header row
 // "rank,competition_rank,participant,score,correct_answers", then one row per
-// participant; correct_answers is score / 10.
-func (r Recap) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"rank", "competition_rank", "participant", "score", "correct_answers"}); err != nil {
+// participant; correct_answers is score / 10. opts choose the file's form
+// (ForSpreadsheet).
+func (r Recap) WriteCSV(w io.Writer, opts ...CSVOption) error {
+	cw := newCSVWriter(w, opts)
+	if err := cw.write([]string{"rank", "competition_rank", "participant", "score", "correct_answers"}); err != nil {
 		return err
 	}
 	for _, s := range r.Standings {
@@ -87,21 +119,21 @@ func (r Recap) WriteCSV(w io.Writer) error {
 			strconv.FormatInt(s.Score, 10),
 			strconv.FormatInt(s.Score/10, 10),
 		}
-		if err := cw.Write(row); err != nil {
+		if err := cw.write(row); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.flush()
 }
 
 // WriteAnswersCSV writes every counted answer with encoding/csv: the header
 // row "participant,question,answered_at", then one row per answer in
 // Recap.Answers' order; answered_at is RFC 3339 in UTC to the millisecond
-// (2026-11-30T09:15:02.125Z), empty for an answer without a time.
-func (r Recap) WriteAnswersCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write([]string{"participant", "question", "answered_at"}); err != nil {
+// (2026-11-30T09:15:02.125Z), empty for an answer without a time. opts
+// choose the file's form (ForSpreadsheet).
+func (r Recap) WriteAnswersCSV(w io.Writer, opts ...CSVOption) error {
+	cw := newCSVWriter(w, opts)
+	if err := cw.write([]string{"participant", "question", "answered_at"}); err != nil {
 		return err
 	}
 	for _, a := range r.Answers {
@@ -109,10 +141,65 @@ func (r Recap) WriteAnswersCSV(w io.Writer) error {
 		if !a.At.IsZero() {
 			at = a.At.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 		}
-		if err := cw.Write([]string{a.Participant, strconv.Itoa(a.Question), at}); err != nil {
+		if err := cw.write([]string{a.Participant, strconv.Itoa(a.Question), at}); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.flush()
+}
+
+// csvWriter writes the rows of one file in the form its options chose.
+type csvWriter struct {
+	plain   *csv.Writer   // the default form
+	sheet   *bufio.Writer // ForSpreadsheet's form
+	started bool          // ForSpreadsheet's byte order mark is written
+}
+
+// newCSVWriter returns the writer of one file to w in the form opts choose.
+func newCSVWriter(w io.Writer, opts []CSVOption) *csvWriter {
+	var o csvOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt(&o)
+		}
+	}
+	if !o.spreadsheet {
+		return &csvWriter{plain: csv.NewWriter(w)}
+	}
+	return &csvWriter{sheet: bufio.NewWriter(w)}
+}
+
+// write writes one row.
+func (c *csvWriter) write(row []string) error {
+	if c.plain != nil {
+		return c.plain.Write(row)
+	}
+	var b strings.Builder
+	if !c.started {
+		b.WriteString("\uFEFF")
+		c.started = true
+	}
+	for i, cell := range row {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+			cell = "'" + cell
+		}
+		b.WriteByte('"')
+		b.WriteString(strings.ReplaceAll(cell, `"`, `""`))
+		b.WriteByte('"')
+	}
+	b.WriteString("\r\n")
+	_, err := c.sheet.WriteString(b.String())
+	return err
+}
+
+// flush writes what is buffered and returns the first error of the file.
+func (c *csvWriter) flush() error {
+	if c.plain != nil {
+		c.plain.Flush()
+		return c.plain.Error()
+	}
+	return c.sheet.Flush()
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/kuisboard/kuis/internal/batch"
 	"github.com/kuisboard/kuis/internal/script"
 	"github.com/redis/rueidis"
 )
@@ -64,7 +65,7 @@ func (s *Store) runWaitedOn(ctx context.Context, sc script.Script, execs []rueid
 		})
 		if !ran {
 			for _, i := range todo {
-				res[i] = rueidis.NewErrorResult(ctx.Err())
+				res[i] = rueidis.NewErrorResult(fmt.Errorf("%w: %w", batch.ErrNotSent, ctx.Err()))
 			}
 			return
 		}

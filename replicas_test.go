@@ -57,15 +57,15 @@ func TestWithReplicasRefusedWithoutReplicas(t *testing.T) {
 	}
 }
 
-// TestWithoutReplicasNoWait: without WithReplicas, New sends nothing, and no
-// call sends WAIT or ROLE, or takes a dedicated connection.
+// TestWithoutReplicasNoWait: without WithReplicas, neither New nor any call
+// sends WAIT or ROLE, or takes a dedicated connection.
 func TestWithoutReplicasNoWait(t *testing.T) {
 	e := newEnv(t)
 	rec := newRecorder(e.client)
 	rec.start()
 	s := e.storeOn(rec)
-	if sent := rec.stop(); len(sent) > 0 {
-		t.Errorf("New sent %v; want no I/O", sent)
+	if sent := rec.stop(); slices.Contains(sent, "ROLE") {
+		t.Errorf("New sent %v; want no ROLE", sent)
 	}
 	b, m := handles(t, s, quizID())
 	rec.start()
@@ -92,6 +92,33 @@ func TestWithoutReplicasNoWait(t *testing.T) {
 	}
 	if n := rec.log.dedicated.Load(); n != 0 {
 		t.Errorf("%d calls took a dedicated connection; want none", n)
+	}
+}
+
+// TestWithReplicasACL: the rules of a role given WithReplicas allow New's
+// ROLE (then New refuses: the target has no replicas), and those without it
+// do not (ErrForbidden); every role's rules allow WAIT.
+func TestWithReplicasACL(t *testing.T) {
+	e := newEnv(t)
+	for _, role := range []kuis.Role{kuis.RoleApp, kuis.RoleTeacher, kuis.RoleOperator} {
+		for _, withReplicas := range []bool{true, false} {
+			opts := slices.Clone(e.opts)
+			if withReplicas {
+				opts = append(opts, kuis.WithReplicas(1, time.Second))
+			}
+			rules := kuis.ACLRules(role, opts...)
+			if !slices.Contains(rules, "+wait") || slices.Contains(rules, "+role") != withReplicas {
+				t.Errorf("ACLRules(%v), WithReplicas %v: %q; want +wait, and +role only with WithReplicas", role, withReplicas, rules)
+			}
+			if !redistest.Real() {
+				continue
+			}
+			client := aclUser(t, e, rules)
+			_, err := kuis.New(client, append(slices.Clone(e.opts), kuis.WithReplicas(1, time.Second))...)
+			if want := map[bool]error{true: kuis.ErrInvalidOption, false: kuis.ErrForbidden}[withReplicas]; !errors.Is(err, want) {
+				t.Errorf("New with WithReplicas as %v, rules with WithReplicas %v: %v; want %v", role, withReplicas, err, want)
+			}
+		}
 	}
 }
 

@@ -11,21 +11,29 @@ import (
 //
 // Every answer given to RecordAnswer or RecordAnswers is counted once, by its
 // outcome as returned to the caller: Counted, Duplicates, one of Refused,
-// NotReplicated, or Failed; so their sum is the answers submitted. The rates
-// to alert on: refusals per answer, sum(Refused) / (Counted + Duplicates +
-// sum(Refused) + NotReplicated + Failed); the mean run size, RunAnswers / Runs (near 1: callers answer one
-// at a time; near 32: runs are full and answers queue); duplicates per
-// counted answer, Duplicates / Counted (double taps and retries after lost
-// replies); Failed, which should stay near 0 (deadlines too short, or the
-// connection); NotReplicated, 0 without WithReplicas and near 0 with it
-// (a replica down, behind, or a timeout too short). Queued and Readers are gauges: how many answers wait for a
-// run, how many screens follow a feed, at the moment of the call.
+// NotReplicated, NotSent or Failed; so their sum is the answers submitted. NotSent and
+// Failed differ in what is known: a NotSent answer never reached the server
+// (its caller's ctx ended before it was sent, or while it waited for a run,
+// or no connection could be made), so it was not counted and a retry is
+// needed; a Failed one was sent and its outcome is unknown (the ctx ended or
+// the connection broke while the server had it), so it may have been
+// counted and a retry answers Duplicate if it was. The rates to alert on:
+// refusals per answer, sum(Refused) / (all outcomes); the mean run size,
+// RunAnswers / Runs (near 1: callers answer one at a time; near 32: runs are
+// full and answers queue); duplicates per counted answer, Duplicates /
+// Counted (double taps and retries after lost replies); NotSent and Failed,
+// which should stay near 0 (deadlines too short, or the server unreachable);
+// NotReplicated, 0 without WithReplicas and near 0 with it (a replica down or
+// behind, or a timeout too short).
+// Queued and Readers are gauges: how many answers wait for a run, how many
+// screens follow a feed, at the moment of the call.
 type Stats struct {
 	Counted       int64    `json:"counted"`        // answers counted (new pairs)
 	Duplicates    int64    `json:"duplicates"`     // answers that were repeats (Duplicate: true), a repeat within one RecordAnswers included
 	Refused       Refusals `json:"refused"`        // answers refused, by reason, before any I/O or by the server
 	NotReplicated int64    `json:"not_replicated"` // answers applied on the primary (counted or repeats) whose call returned ErrNotReplicated
-	Failed        int64    `json:"failed"`         // answers whose call ended by its ctx or the connection, outcome unknown
+	NotSent       int64    `json:"not_sent"`       // answers that never reached the server: not counted
+	Failed        int64    `json:"failed"`         // answers sent whose call ended by its ctx or the connection: outcome unknown
 	Runs          int64    `json:"runs"`           // record-script runs sent (RecordAnswer's shared runs and RecordAnswers' chunks)
 	RunAnswers    int64    `json:"run_answers"`    // answers those runs carried
 	Queued        int64    `json:"queued"`         // RecordAnswer calls waiting for a run, now
@@ -63,6 +71,7 @@ func (s *Store) Stats() Stats {
 			Forbidden:          c.refused[refusedForbidden].Load(),
 		},
 		NotReplicated: c.notReplicated.Load(),
+		NotSent:       c.notSent.Load(),
 		Failed:        c.failed.Load(),
 		Runs:          c.runs.Load(),
 		RunAnswers:    c.runAnswers.Load(),
@@ -77,12 +86,13 @@ func (s *Store) Stats() Stats {
 
 // counters are what Stats reads, updated where the library sees each event.
 type counters struct {
-	counted, duplicates, failed atomic.Int64
-	notReplicated               atomic.Int64
-	refused                     [len(refusals)]atomic.Int64
-	runs, runAnswers            atomic.Int64
-	readers, feedReads, events  atomic.Int64
-	refreshes, corrections      atomic.Int64
+	counted, duplicates        atomic.Int64
+	notSent, failed            atomic.Int64
+	notReplicated              atomic.Int64
+	refused                    [len(refusals)]atomic.Int64
+	runs, runAnswers           atomic.Int64
+	readers, feedReads, events atomic.Int64
+	refreshes, corrections     atomic.Int64
 }
 
 // The refusals in Refusals' order, and the error each counts.
@@ -112,6 +122,10 @@ func (c *counters) answered(a Answer, err error) {
 				c.refused[i].Add(1)
 				return
 			}
+		}
+		if neverSent(err) {
+			c.notSent.Add(1)
+			return
 		}
 		c.failed.Add(1)
 	}

@@ -42,7 +42,7 @@ func TestStatsCountAKnownMix(t *testing.T) {
 	cancelled, cancel := context.WithCancel(e.ctx)
 	cancel()
 	record(b, cancelled, "Eka", 1)
-	b.RecordAnswers(cancelled, []kuis.AnswerInput{{"Eka", 1}, {"Eka", 1}}) //nolint:errcheck // 2 failed: never sent
+	b.RecordAnswers(cancelled, []kuis.AnswerInput{{"Eka", 1}, {"Eka", 1}}) //nolint:errcheck // 2 not sent
 
 	// The finished reference quiz: its feed is 9 answers and the finish,
 	// read in one XREAD; Live yields its final board once.
@@ -72,7 +72,7 @@ func TestStatsCountAKnownMix(t *testing.T) {
 	want := kuis.Stats{
 		Counted: 6, Duplicates: 2,
 		Refused: kuis.Refusals{Finished: 1, NotFound: 1, InvalidQuestion: 3, InvalidParticipant: 2, Corrupt: 1},
-		Failed:  3, Runs: 9, RunAnswers: 12,
+		NotSent: 3, Runs: 9, RunAnswers: 12,
 		FeedReads: 1, Events: 10, Refreshes: 1, Corrections: 1,
 	}
 	if diff := cmp.Diff(want, s.Stats()); diff != "" || events != 10 {

@@ -3,6 +3,7 @@ package kuis
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/kuisboard/kuis/internal/batch"
@@ -49,14 +50,18 @@ var defaultTuning = tuning{
 	memberBuffer: 64,
 }
 
-// New validates the client and the options and returns a Store. It does no
-// I/O, but with WithReplicas: then it sends ROLE to every node of the client,
-// for up to 10 s in all, and refuses more replicas than a primary has.
-// Errors: ErrNoClient for a nil client, ErrInvalidNamespace,
+// New validates the client and the options and returns a Store. Its one
+// I/O is a question to the server of a client that is not a cluster client
+// (CLUSTER INFO, bounded by 2 seconds; a server that does not answer passes):
+// is it a Redis Cluster node? With WithReplicas it also sends ROLE to every
+// node of the client, for up to 10 s in all, and refuses more replicas than
+// a primary has. Errors: ErrNoClient for a nil client, ErrInvalidNamespace,
 // ErrInvalidOption, ErrNeedsHashTag for a Redis Cluster client without
 // WithHashTag (the library's scripts take several keys of a quiz, which must
-// share a slot); with WithReplicas also ErrForbidden (the ACL user may not
-// send ROLE) and the error of a server that does not answer.
+// share a slot), and ErrNeedsClusterClient for a cluster node reached through
+// a client that is not a cluster client (rueidis's ForceSingleClient), whose
+// writes would all fail; with WithReplicas also ErrForbidden (the ACL user
+// may not send ROLE) and ErrUnavailable (no primary answered).
 //
 // The library never wraps the client. rueidis shares the dial and handshake
 // of a new connection among the callers waiting for it, under the first
@@ -81,6 +86,10 @@ func newStore(client rueidis.Client, tune tuning, opts ...Option) (*Store, error
 	if client.Mode() == rueidis.ClientModeCluster && !o.hashTag {
 		return nil, ErrNeedsHashTag
 	}
+	if client.Mode() != rueidis.ClientModeCluster && clusterNode(client) {
+		return nil, fmt.Errorf("%w: the server is a Redis Cluster node; leave rueidis.ClientOption.ForceSingleClient unset "+
+			"so that rueidis makes a cluster client, and give New WithHashTag", ErrNeedsClusterClient)
+	}
 	if o.replicas > 0 {
 		if err := checkReplicas(client, o.replicas); err != nil {
 			return nil, err
@@ -89,6 +98,20 @@ func newStore(client rueidis.Client, tune tuning, opts ...Option) (*Store, error
 	s := &Store{client: client, opts: o, tune: tune, feeds: newFeedHubs()}
 	s.rec = batch.New[uint16](maxChunk, maxInFlight, s.runRecord)
 	return s, nil
+}
+
+// probeTimeout bounds New's one question to the server.
+const probeTimeout = 2 * time.Second
+
+// clusterNode reports whether the server of a client that is not a cluster
+// client says it is a Redis Cluster node (CLUSTER INFO answers its state;
+// a server without cluster support refuses it). A server that does not
+// answer, or a user the ACL refuses it to, counts as none: New cannot tell.
+func clusterNode(client rueidis.Client) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	info, err := client.Do(ctx, client.B().ClusterInfo().Build()).ToString()
+	return err == nil && strings.Contains(info, "cluster_state:")
 }
 
 // Keys returns the key names of quiz quizID. It does no I/O. A quiz ID must be

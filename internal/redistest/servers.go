@@ -406,7 +406,23 @@ func (c *OwnCluster) form() error {
 		}
 	}
 	// CLUSTER SLOTS, which clients read, leaves out a replica whose
-	// replication offset is 0; a write on each (empty) primary moves it.
+	// replication offset is 0; a write on each (empty) primary moves it,
+	// once the replica is linked (else it would wait for the primary's
+	// next ping, 10 s later).
+	for _, rs := range c.Replicas {
+		for _, r := range rs {
+			err := waitFor(clusterWait, func() error {
+				role, err := r.Do("ROLE")
+				if err == nil && !strings.Contains(role, "\nconnected\n") {
+					err = fmt.Errorf("replica %s: link to its primary is not up: %q", r.Addr(), role)
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
 	for _, p := range c.Primaries {
 		if _, err := p.Do("FLUSHALL"); err != nil {
 			return err
@@ -443,12 +459,12 @@ func checkView(view string, c *OwnCluster, ids map[*Server]string) error {
 	}
 	for i, p := range c.Primaries {
 		f := lines[ids[p]]
-		if f == nil || !strings.Contains(f[2], "master") || !healthy(f) {
+		if len(f) < 8 || !strings.Contains(f[2], "master") || !healthy(f) {
 			return fmt.Errorf("primary %s is not a healthy master: %v", p.Addr(), f)
 		}
 		for _, r := range c.Replicas[i] {
 			f := lines[ids[r]]
-			if f == nil || !strings.Contains(f[2], "slave") || f[3] != ids[p] || !healthy(f) {
+			if len(f) < 8 || !strings.Contains(f[2], "slave") || f[3] != ids[p] || !healthy(f) {
 				return fmt.Errorf("replica %s is not a healthy replica of %s: %v", r.Addr(), p.Addr(), f)
 			}
 		}

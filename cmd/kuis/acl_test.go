@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/redistest"
+	"github.com/redis/rueidis"
+)
+
+// TestACLRules prints exactly ACLRules' arguments, one a line, for the
+// namespace, with the cache's rules only with -client-cache, and needs no
+// server.
+func TestACLRules(t *testing.T) {
+	ns := redistest.Namespace(t)
+	for _, role := range roles {
+		for _, cache := range []bool{false, true} {
+			args := []string{"-addr", unreachable, "-namespace", ns, "acl", "rules", role.String()}
+			opts := []kuis.Option{kuis.WithNamespace(ns)}
+			if cache {
+				args = append(args, "-client-cache")
+				opts = append(opts, kuis.WithClientCache(time.Second))
+			}
+			r := runKuis(nil, args...)
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("%v: exit %d, stderr %q", args, r.code, r.stderr)
+			}
+			want := kuis.ACLRules(role, opts...)
+			if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || len(want) == 0 {
+				t.Errorf("%v (-want +got):\n%s", args, diff)
+			}
+			if got := strings.Contains(r.stdout, "+client|tracking\n"); got != cache {
+				t.Errorf("%v: CLIENT TRACKING allowed: %v", args, got)
+			}
+		}
+	}
+}
+
+// aclUser is an ACL user of a test: a unique name, its password in a file,
+// deleted from every node at cleanup.
+type aclUser struct {
+	name, password, file string
+}
+
+func newACLUser(t *testing.T, nodes []string) aclUser {
+	t.Helper()
+	u := aclUser{name: redistest.Namespace(t), password: redistest.Namespace(t)}
+	u.file = filepath.Join(t.TempDir(), "password")
+	if err := os.WriteFile(u.file, []byte(u.password+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, addr := range nodes {
+			admin, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{addr}, ForceSingleClient: true, DisableCache: true})
+			if err != nil {
+				continue // a node the test killed
+			}
+			if err := admin.Do(context.Background(), admin.B().AclDeluser().Username(u.name).Build()).Error(); err != nil {
+				t.Errorf("ACL DELUSER %s on %s: %v", u.name, addr, err)
+			}
+			admin.Close()
+		}
+	})
+	return u
+}
+
+// as is the target seen by kuis logged in as u.
+func (tg *target) as(u aclUser) *target {
+	as := *tg
+	as.flags = append(append([]string{}, tg.flags...), "-user", u.name)
+	as.env = map[string]string{"REDIS_PASSWORD": u.password}
+	return &as
+}
+
+// applied checks acl apply's report: one line per node, each saying where
+// the user went, and on stderr the nodes without an aclfile.
+func applied(t *testing.T, r result, user string, nodes map[string]string, saved string) {
+	t.Helper()
+	if r.code != 0 {
+		t.Fatalf("acl apply: exit %d, stderr %q", r.code, r.stderr)
+	}
+	var want []string
+	for _, addr := range slices.Sorted(maps.Keys(nodes)) {
+		line := fmt.Sprintf("%s (%s): user %q set, ", addr, nodes[addr], user)
+		if saved != "" {
+			line += "saved to " + saved
+		} else {
+			line += "NOT saved: the server has no aclfile, so the user is lost when it restarts"
+		}
+		want = append(want, line)
+	}
+	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" {
+		t.Errorf("acl apply (-want +got):\n%s", diff)
+	}
+	if saved != "" {
+		if r.stderr != "" {
+			t.Errorf("acl apply with an aclfile: stderr %q", r.stderr)
+		}
+		return
+	}
+	oneLine(t, "acl apply without an aclfile", r.stderr, "kuis: acl apply: ", fmt.Sprintf("%d of %d nodes have no aclfile", len(nodes), len(nodes)), "lost when they restart")
+}
+
+// checkRoles runs kuis as users of the three roles on tg: the operator
+// lists and purges, the teacher audits but may not purge, the app may not
+// list; each refusal in its own words, and nothing deleted.
+func checkRoles(t *testing.T, tg *target, operator, teacher, app aclUser) {
+	t.Helper()
+	tg.reference("kuis-01", true)
+	tg.reference("kuis-02", true)
+	dir := t.TempDir()
+	if got := words(tg.as(teacher).must("audit", "kuis-01")); len(got) != 0 {
+		t.Errorf("audit as the teacher: %q", got)
+	}
+	for _, who := range []struct {
+		u    aclUser
+		args []string
+		what string
+	}{
+		{teacher, []string{"purge", "kuis-01", "-archive", dir}, "purge kuis-01"},
+		{app, []string{"quizzes"}, "quizzes"},
+	} {
+		r := tg.as(who.u).kuis(who.args...)
+		if r.code != 1 || r.stdout != "" {
+			t.Errorf("%v as %s: exit %d, stdout %q", who.args, who.u.name, r.code, r.stdout)
+		}
+		oneLine(t, fmt.Sprint(who.args), r.stderr, "kuis: "+who.what+": ", "refused by the server's ACL", fmt.Sprintf("user %q", who.u.name))
+	}
+	if !tg.exists("kuis-01") {
+		t.Fatal("a refused purge deleted the quiz")
+	}
+	want := []string{"kuis-01 selesai 3 4 9 Kuis Matematika Kelas 8", "kuis-02 selesai 3 4 9 Kuis Matematika Kelas 8"}
+	if diff := cmp.Diff(want, words(tg.as(operator).must("quizzes"))); diff != "" {
+		t.Errorf("quizzes as the operator (-want +got):\n%s", diff)
+	}
+	recap, err := tg.store.Recap(tg.ctx, "kuis-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out := lines(tg.as(operator).must("purge", "-finished", "-archive", dir)); len(out) != 2 {
+		t.Errorf("purge -finished as the operator: %q", out)
+	}
+	checkArchive(t, dir, recap)
+	if tg.exists("kuis-01") || tg.exists("kuis-02") {
+		t.Error("purge -finished as the operator left a quiz")
+	}
+
+	wrong := tg.as(operator)
+	wrong.env = map[string]string{"REDIS_PASSWORD": "wrong"}
+	r := wrong.kuis("quizzes")
+	if r.code != 1 || r.stdout != "" {
+		t.Errorf("a wrong password: exit %d, stdout %q", r.code, r.stdout)
+	}
+	oneLine(t, "a wrong password", r.stderr, "kuis: ", "refused the login of user "+fmt.Sprintf("%q", operator.name), "WRONGPASS")
+}
+
+// TestACLApply makes the three roles' users on every node of the target
+// (with kuis logged in as the default user) and runs kuis as each; on
+// miniredis, which has no ACL, acl apply fails in one line.
+func TestACLApply(t *testing.T) {
+	tg := newTarget(t)
+	if !redistest.Real() {
+		pw := filepath.Join(t.TempDir(), "pw")
+		if err := os.WriteFile(pw, []byte("secret"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		r := tg.kuis("acl", "apply", "app", "-user", "app", "-password-file", pw)
+		if r.code != 1 || r.stdout != "" {
+			t.Errorf("acl apply on miniredis: exit %d, stdout %q", r.code, r.stdout)
+		}
+		oneLine(t, "acl apply on miniredis", r.stderr, "kuis: acl apply ", "ACL SETUSER")
+		return
+	}
+	nodes := map[string]string{}
+	for _, addr := range redistest.Nodes() {
+		nodes[addr] = map[bool]string{true: "primary", false: "server"}[redistest.Cluster()]
+	}
+	users := map[string]aclUser{}
+	for _, role := range roles {
+		u := newACLUser(t, redistest.Nodes())
+		users[role.String()] = u
+		applied(t, tg.kuis("acl", "apply", role.String(), "-user", u.name, "-password-file", u.file), u.name, nodes, "")
+	}
+	checkRoles(t, tg, users["operator"], users["teacher"], users["app"])
+
+	// acl apply resets: the old password no longer logs in.
+	op := users["operator"]
+	renewed := op
+	renewed.password = op.password + "-new"
+	if err := os.WriteFile(renewed.file, []byte(renewed.password), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	applied(t, tg.kuis("acl", "apply", "operator", "-user", op.name, "-password-file", renewed.file), op.name, nodes, "")
+	if r := tg.as(op).kuis("quizzes"); r.code != 1 || !strings.Contains(r.stderr, "WRONGPASS") {
+		t.Errorf("the old password after a reset: exit %d, stderr %q", r.code, r.stderr)
+	}
+	tg.as(renewed).must("quizzes")
+}

