@@ -24,7 +24,8 @@ var (
 	ErrInvalidQuizID = errors.New("kuis: invalid quiz ID")
 	// ErrInvalidNamespace: the same rule as ErrInvalidQuizID, for WithNamespace.
 	ErrInvalidNamespace = errors.New("kuis: invalid namespace")
-	// ErrInvalidOption: an option outside its documented values (WithTies).
+	// ErrInvalidOption: an option outside its documented values (WithTies, a
+	// TeamScoring).
 	ErrInvalidOption = errors.New("kuis: invalid option")
 	// ErrInvalidParticipant: a participant name that breaks CleanParticipant's
 	// rule (empty, over 64 characters, not NFC, white space around it, nothing
@@ -70,6 +71,20 @@ var (
 	// changed every time it was read. Nothing was replaced or deleted, and
 	// trying again is safe.
 	ErrBusy = errors.New("kuis: quiz busy")
+	// ErrInvalidCourseID: the same rule as ErrInvalidQuizID, for a course ID.
+	// Returned before any I/O.
+	ErrInvalidCourseID = errors.New("kuis: invalid course ID")
+	// ErrConflict: Course.Fold was given a recap that disagrees with what the
+	// course's ledger holds of the quiz (other points for a participant, a
+	// participant more or less, another question count): the quiz changed
+	// since it was folded, by Repair. Nothing more is written; Unfold the
+	// quiz, then Fold it again, to take the new recap.
+	ErrConflict = errors.New("kuis: conflicts with what the course holds")
+	// ErrInvalidTeam: Board.Teams or Course.Teams was given no teams, more than
+	// 1,000 teams or 10,000 members, a team without a name or members, a team
+	// name twice, or a member listed twice (in one team or two). Returned
+	// before any I/O.
+	ErrInvalidTeam = errors.New("kuis: invalid team")
 )
 
 // scriptCodes maps the first word of a script's error_reply to its sentinel.
@@ -83,6 +98,7 @@ var scriptCodes = map[string]error{
 	"KUIS_CORRUPT":   ErrCorrupt,
 	"KUIS_FORBIDDEN": ErrForbidden,
 	"KUIS_BUSY":      ErrBusy,
+	"KUIS_CONFLICT":  ErrConflict,
 	// A server reply that means the same as ours.
 	"NOPERM": ErrForbidden,
 }

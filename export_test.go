@@ -16,6 +16,7 @@ type Tuning struct {
 	FeedBlock    time.Duration     // how long one XREAD of the feed blocks
 	MemberBuffer int               // batches a feed reader may fall behind
 	ScanHook     func(addr string) // called after every SCAN page of Purge and Quizzes
+	FoldStep     int               // most pairs one course script folds or unfolds
 }
 
 // NewTuned is New with the tuning t.
@@ -40,6 +41,9 @@ func NewTuned(client rueidis.Client, t Tuning, opts ...Option) (*Store, error) {
 		tune.memberBuffer = t.MemberBuffer
 	}
 	tune.scanHook = t.ScanHook
+	if t.FoldStep > 0 {
+		tune.foldStep = t.FoldStep
+	}
 	return newStore(client, tune, opts...)
 }
 

@@ -37,6 +37,7 @@ type tuning struct {
 	feedGap      time.Duration     // least time between two XREADs of one feed hub
 	memberBuffer int               // batches a feed reader may fall behind before it catches up alone
 	scanHook     func(addr string) // when set, called after every SCAN page with the node's address
+	foldStep     int               // most (quiz, participant) pairs one course script folds or unfolds
 }
 
 var defaultTuning = tuning{
@@ -47,6 +48,7 @@ var defaultTuning = tuning{
 	feedBlock:    5 * time.Second,
 	feedGap:      5 * time.Millisecond,
 	memberBuffer: 64,
+	foldStep:     1000,
 }
 
 // New validates the client and the options and returns a Store. It does no

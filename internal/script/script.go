@@ -35,6 +35,8 @@ var (
 	repairSwap string
 	//go:embed purge_quiz.lua
 	purgeQuiz string
+	//go:embed course.lua
+	course string
 )
 
 // Script is one Lua script: its source (the prelude and the file) and SHA1.
@@ -71,10 +73,13 @@ var (
 	RepairSwap = newScript("repair_swap.lua", repairSwap, false)
 	// PurgeQuiz deletes a finished quiz's keys.
 	PurgeQuiz = newScript("purge_quiz.lua", purgeQuiz, false)
+	// Course folds a part of a quiz into a course board and its ledger, or
+	// takes one out, or checks that the ACL user may write the course.
+	Course = newScript("course.lua", course, false)
 )
 
 // All lists every script, for the tests that read their sources.
-var All = []Script{Create, Finish, RecordAnswer, Recap, Standing, Ranked, Repair, RepairStage, RepairSwap, PurgeQuiz}
+var All = []Script{Create, Finish, RecordAnswer, Recap, Standing, Ranked, Repair, RepairStage, RepairSwap, PurgeQuiz, Course}
 
 // MaxAnswers bounds the answers of one RecordAnswer run, so that no run
 // holds the server long.
