@@ -163,7 +163,7 @@ var scriptCommands = map[string][]string{
 	script.RepairStage.Name():  {"UNLINK", "ZADD", "ZSCORE"},
 	script.RepairSwap.Name():   {"HMGET", "EXISTS", "ZCARD", "SCARD", "XLEN", "ZSCORE", "XRANGE", "SISMEMBER", "ZADD", "ZREM", "UNLINK", "RENAME"},
 	script.PurgeQuiz.Name():    {"UNLINK", "HMGET", "EXISTS"},
-	script.Course.Name():       {"ZCARD", "HLEN", "HMGET", "HGET", "ZSCORE", "HSETNX", "ZINCRBY", "HDEL", "ZREM"},
+	script.Course.Name():       {"ZCARD", "HLEN", "HMGET", "HGET", "HSETNX", "ZMSCORE", "ZADD", "HDEL", "ZREM"},
 }
 
 // sends lists every command the operation sends or its scripts call,

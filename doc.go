@@ -74,8 +74,8 @@
 //	| purge the namespace | Store.Purge | SCAN, UNLINK, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //	| list the quizzes | Store.Quizzes | SCAN, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //	| rank teams on the board | Board.Teams | HLEN, ZMSCORE | O(M) |
-//	| fold a finished quiz into a course | Course.Fold | HMGET, HSCAN; course.lua (ZCARD, HLEN, HMGET, HGET, ZSCORE, HSETNX, ZINCRBY, HDEL, ZREM) | O(M log N) |
-//	| take a quiz out of a course | Course.Unfold | HSCAN; course.lua (ZCARD, HLEN, HMGET, HGET, ZSCORE, HSETNX, ZINCRBY, HDEL, ZREM) | O(L + M log N) |
+//	| fold a finished quiz into a course | Course.Fold | HMGET, HSCAN; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(M log N) |
+//	| take a quiz out of a course | Course.Unfold | HSCAN; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(L + M log N) |
 //	| read the whole course board | Course.Standings | ZRANGE | O(log N + M) |
 //	| read a page of the course board | Course.Page | ZRANGE, ZCOUNT | O(log N + M) |
 //	| read one's course neighbours | Course.Around | ZREVRANK, ZRANGE, ZCOUNT | O(log N + M) |
@@ -85,8 +85,8 @@
 //	| rank teams in the course | Course.Teams | ZMSCORE | O(M) |
 //	| recap the course | Course.Recap | WATCH, HSCAN, ZSCAN, MULTI, EXEC, UNWATCH | O(L + N) |
 //	| audit the course | Course.Audit | TYPE, PTTL, WATCH, HSCAN, ZSCAN, MULTI, EXEC | O(L + N) |
-//	| repair the course board | Course.Repair | WATCH, HSCAN, ZSCAN, MULTI, ZADD, ZREM, EXEC, UNWATCH; course.lua (ZCARD, HLEN, HMGET, HGET, ZSCORE, HSETNX, ZINCRBY, HDEL, ZREM) | O(L + N) |
-//	| archive and purge a course | Course.Purge | WATCH, HSCAN, ZSCAN, MULTI, UNLINK, EXEC, UNWATCH; course.lua (ZCARD, HLEN, HMGET, HGET, ZSCORE, HSETNX, ZINCRBY, HDEL, ZREM) | O(L + N) |
+//	| repair the course board | Course.Repair | WATCH, HSCAN, ZSCAN, MULTI, ZADD, ZREM, EXEC, UNWATCH; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(L + N) |
+//	| archive and purge a course | Course.Purge | WATCH, HSCAN, ZSCAN, MULTI, UNLINK, EXEC, UNWATCH; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(L + N) |
 //
 // # Live screens
 //

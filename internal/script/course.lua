@@ -45,9 +45,9 @@ if mode == 'check' then
   local err
   local op = ARGV[2]
   if op == 'fold' then
-    err = g.permitted({'HSETNX', ledger, 'q:p', '10'}, {'ZINCRBY', board, '10', 'p'})
+    err = g.permitted({'HSETNX', ledger, 'q:p', '10'}, {'ZADD', board, '10', 'p'})
   elseif op == 'unfold' then
-    err = g.permitted({'HDEL', ledger, 'q:p'}, {'ZINCRBY', board, '-10', 'p'}, {'ZREM', board, 'p'})
+    err = g.permitted({'HDEL', ledger, 'q:p'}, {'ZADD', board, '10', 'p'}, {'ZREM', board, 'p'})
   elseif op == 'repair' then
     err = g.permitted({'ZADD', board, '10', 'p'}, {'ZREM', board, 'p'})
   else
@@ -67,8 +67,10 @@ end
 local quiz = ARGV[2]
 local marker = field(quiz, '')
 
+-- The board's totals change by one ZADD of the new totals, read with one
+-- ZMSCORE in this same atomic script: two calls a part, not two a participant.
 if mode == 'fold' then
-  local err = g.permitted({'HSETNX', ledger, marker, ARGV[3]}, {'ZINCRBY', board, '10', 'p'})
+  local err = g.permitted({'HSETNX', ledger, marker, ARGV[3]}, {'ZADD', board, '10', 'p'})
   if err then
     return err
   end
@@ -82,7 +84,7 @@ if mode == 'fold' then
     held = redis.call('HMGET', ledger, unpack(fields))
   end
   local found = redis.call('HGET', ledger, marker)
-  local todo = {}
+  local todo, who = {}, {}
   for j, name in ipairs(names) do
     local want = ARGV[4 + 2 * j]
     if held[j] then
@@ -94,6 +96,7 @@ if mode == 'fold' then
       return g.refuse('KUIS_CONFLICT', 'the quiz is folded without participant ' .. string.format('%q', string.sub(name, 1, 64)))
     else
       todo[#todo + 1] = j
+      who[#who + 1] = name
     end
   end
   if found then
@@ -103,20 +106,29 @@ if mode == 'fold' then
     end
     return {1, 0, 0}
   end
-  -- Every total the pairs raise must stay sound: check them all before the first write.
-  local added = 0
-  for _, j in ipairs(todo) do
-    local total = redis.call('ZSCORE', board, names[j])
-    if not sound(total) or tonumber(total or 0) + tonumber(ARGV[4 + 2 * j]) > maxScore then
-      return g.refuse('KUIS_CORRUPT', board .. ': member ' .. string.format('%q', string.sub(names[j], 1, 64)) ..
-        ' has ' .. whole(total or 0) .. ' points, and ' .. ARGV[4 + 2 * j] .. ' more would not be a sound score')
+  if #todo == 0 then
+    if ARGV[4] == '1' then
+      redis.call('HSETNX', ledger, marker, ARGV[3])
     end
-    added = added + tonumber(ARGV[4 + 2 * j])
+    return {0, 0, 0}
+  end
+  -- Every new total must stay sound: all are checked before the first write.
+  local totals = redis.call('ZMSCORE', board, unpack(who))
+  local set, added = {}, 0
+  for k, j in ipairs(todo) do
+    local points = tonumber(ARGV[4 + 2 * j])
+    if not sound(totals[k]) or tonumber(totals[k] or 0) + points > maxScore then
+      return g.refuse('KUIS_CORRUPT', board .. ': member ' .. string.format('%q', string.sub(who[k], 1, 64)) ..
+        ' has ' .. whole(totals[k] or 0) .. ' points, and ' .. ARGV[4 + 2 * j] .. ' more would not be a sound score')
+    end
+    set[#set + 1] = string.format(int, tonumber(totals[k] or 0) + points)
+    set[#set + 1] = who[k]
+    added = added + points
   end
   for _, j in ipairs(todo) do
     redis.call('HSETNX', ledger, fields[j], ARGV[4 + 2 * j])
-    redis.call('ZINCRBY', board, ARGV[4 + 2 * j], names[j])
   end
+  redis.call('ZADD', board, unpack(set))
   if ARGV[4] == '1' then
     redis.call('HSETNX', ledger, marker, ARGV[3])
   end
@@ -124,7 +136,7 @@ if mode == 'fold' then
 end
 
 if mode == 'unfold' then
-  local err = g.permitted({'HDEL', ledger, marker}, {'ZINCRBY', board, '-10', 'p'}, {'ZREM', board, 'p'})
+  local err = g.permitted({'HDEL', ledger, marker}, {'ZADD', board, '10', 'p'}, {'ZREM', board, 'p'})
   if err then
     return err
   end
@@ -137,29 +149,45 @@ if mode == 'unfold' then
   if #fields > 0 then
     held = redis.call('HMGET', ledger, unpack(fields))
   end
+  local who, gone, values = {}, {}, {}
   for j, v in ipairs(held) do
-    if v and not points(v) then
-      return g.refuse('KUIS_CORRUPT', ledger .. ': field ' .. string.format('%q', string.sub(fields[j], 1, 130)) ..
-        ' holds ' .. string.format('%q', string.sub(v, 1, 20)) .. ', want a positive multiple of 10')
+    if v then
+      if not points(v) then
+        return g.refuse('KUIS_CORRUPT', ledger .. ': field ' .. string.format('%q', string.sub(fields[j], 1, 130)) ..
+          ' holds ' .. string.format('%q', string.sub(v, 1, 20)) .. ', want a positive multiple of 10')
+      end
+      who[#who + 1] = names[j]
+      gone[#gone + 1] = fields[j]
+      values[#values + 1] = points(v)
     end
   end
   if ARGV[3] == '1' then
     redis.call('HDEL', ledger, marker)
   end
-  local out = {}
-  for j, v in ipairs(held) do
-    if v then
-      local was = redis.call('ZSCORE', board, names[j]) or '0'
-      local now = tonumber(redis.call('ZINCRBY', board, '-' .. v, names[j]))
-      if now <= 0 then
-        redis.call('ZREM', board, names[j])
-        now = 0
-      end
-      redis.call('HDEL', ledger, fields[j])
-      out[#out + 1] = names[j]
-      out[#out + 1] = whole(was)
-      out[#out + 1] = string.format(int, now)
+  if #who == 0 then
+    return {}
+  end
+  local totals = redis.call('ZMSCORE', board, unpack(who))
+  local out, set, drop = {}, {}, {}
+  for k, name in ipairs(who) do
+    local now = tonumber(totals[k] or 0) - values[k]
+    if now > 0 then
+      set[#set + 1] = string.format(int, now)
+      set[#set + 1] = name
+    else
+      now = 0
+      drop[#drop + 1] = name
     end
+    out[#out + 1] = name
+    out[#out + 1] = whole(totals[k] or 0)
+    out[#out + 1] = string.format(int, now)
+  end
+  redis.call('HDEL', ledger, unpack(gone))
+  if #set > 0 then
+    redis.call('ZADD', board, unpack(set))
+  end
+  if #drop > 0 then
+    redis.call('ZREM', board, unpack(drop))
   end
   return out
 end
