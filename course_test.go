@@ -12,10 +12,12 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/redistest"
 	"github.com/redis/rueidis"
 )
 
@@ -1002,4 +1004,74 @@ func TestCourseFoldsAcrossSlots(t *testing.T) {
 	}
 	wantFolded(t, e, courses[0])
 	wantFolded(t, e, courses[1], ref)
+}
+
+// TestCourseClientCache: with WithClientCache, repeated course reads and
+// team boards are served from the cache (on a real server: a quiet round of
+// 50 calls sends at most a handful of commands), and a fold by another
+// client is seen through the cache without waiting for its entries to
+// expire.
+func TestCourseClientCache(t *testing.T) {
+	const calls, handful = 50, 5
+	watched := []string{"zrange", "zrevrank", "zscore", "zcount", "zcard", "zmscore", "hlen"}
+	e := newEnv(t)
+	ref := e.finishedReference()
+	c := e.course(courseID())
+	if _, err := c.Fold(e.ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	want := courseReadsOf(e.ctx, c, e.board(ref.QuizID))
+	delete(want, "Quizzes") // HSCAN: never cached
+	delete(want, "Recap")   // a snapshot: never cached
+	client := e.client
+	if redistest.Real() {
+		client = redistest.Client(t) // the cache is the client's
+	}
+	cs := e.storeOn(client, cacheMinute)
+	cc := courseOn(t, cs, c.Keys().CourseID())
+	cb, _ := handles(t, cs, ref.QuizID)
+	read := func() map[string]any {
+		got := courseReadsOf(e.ctx, cc, cb)
+		delete(got, "Quizzes")
+		delete(got, "Recap")
+		return got
+	}
+	if diff := cmp.Diff(want, read()); diff != "" {
+		t.Fatalf("cached reads (-want +got):\n%s", diff)
+	}
+	if !redistest.Real() {
+		t.Skip("miniredis keeps no commandstats and has no CLIENT TRACKING: only the answers were checked")
+	}
+	var sent map[string]int64
+	var total int64
+	for deadline := time.Now().Add(signalWait); ; {
+		before := commandCalls(t, e.ctx, e.client, watched...)
+		for range calls {
+			read()
+		}
+		sent, total = commandCalls(t, e.ctx, e.client, watched...), 0
+		for cmd := range sent {
+			total += sent[cmd] - before[cmd]
+		}
+		if total <= handful || time.Now().After(deadline) {
+			break
+		}
+	}
+	if total > handful {
+		t.Errorf("%d rounds of cached course reads sent %d commands, want at most %d", calls, total, handful)
+	}
+	second := handRecap("kuis-lagi", 1, "Dewi", 10)
+	if _, err := c.Fold(e.ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(signalWait); ; {
+		s, err := cc.Standing(e.ctx, "Dewi")
+		if err == nil && s.Score == 20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a cached Standing did not see the fold within %v: %+v, %v", signalWait, s, err)
+		}
+		time.Sleep(time.Millisecond)
+	}
 }

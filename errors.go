@@ -49,15 +49,18 @@ var (
 	ErrQuizNotFound = errors.New("kuis: quiz not found")
 	// ErrQuizFinished: the quiz's status is selesai, so it takes no more answers.
 	ErrQuizFinished = errors.New("kuis: quiz is finished")
-	// ErrQuizRunning: PurgeQuiz refuses a quiz whose status is still berjalan.
+	// ErrQuizRunning: PurgeQuiz refuses a quiz whose status is still
+	// berjalan, and Course.Fold the recap of one.
 	ErrQuizRunning = errors.New("kuis: quiz is still running")
-	// ErrNotOnBoard: the participant has no score on the board yet (the quiz exists).
+	// ErrNotOnBoard: the participant has no score on the board yet (the quiz
+	// exists), or no points in the course.
 	ErrNotOnBoard = errors.New("kuis: participant not on the board")
-	// ErrNoArchive: PurgeQuiz was given a nil archive function.
+	// ErrNoArchive: PurgeQuiz or Course.Purge was given a nil archive function.
 	ErrNoArchive = errors.New("kuis: no archive function")
-	// ErrCorrupt: a key of the quiz breaks the contract (wrong type, unknown
-	// status, a score that is not a non-negative multiple of 10, a missing or
-	// malformed field). The message names the key and the field or member.
+	// ErrCorrupt: a key of the quiz or course breaks the contract (wrong
+	// type, unknown status, a score that is not a non-negative multiple of
+	// 10, a missing or malformed field), or Course.Fold was given a recap
+	// Recap cannot return. The message names the key and the field or member.
 	ErrCorrupt = errors.New("kuis: data breaks the contract")
 	// ErrNeedsHashTag: New was given a Redis Cluster client without
 	// WithHashTag, so the keys of a quiz would live in different slots.
@@ -68,8 +71,10 @@ var (
 	// ErrBusy: Store.Repair gave up rebuilding a board because other Repairs
 	// of the quiz kept taking the rebuild over, or Store.Recap (and so
 	// PurgeQuiz) gave up reading a big finished quiz in parts because it
-	// changed every time it was read. Nothing was replaced or deleted, and
-	// trying again is safe.
+	// changed every time it was read, or a Course's Recap, Audit, Repair or
+	// Purge found the course changed by a fold every time it was read (Purge:
+	// while it was archived). Nothing was replaced or deleted, and trying
+	// again is safe.
 	ErrBusy = errors.New("kuis: quiz busy")
 	// ErrInvalidCourseID: the same rule as ErrInvalidQuizID, for a course ID.
 	// Returned before any I/O.
