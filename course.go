@@ -86,7 +86,7 @@ type foldPair struct {
 // participant's points go to their total and to the ledger's field
 // "<quiz>:<participant>" in one atomic step, and once every participant is
 // in, the quiz's marker "<quiz>:" (10 x jumlah_soal) says the quiz is folded.
-// A quiz of many participants is folded in parts of up to 500, one script
+// A quiz of many participants is folded in parts of up to 250, one script
 // each, so that no step holds the server long; a fold cut short (a lost
 // connection, a deadline) and called again adds only what is missing, and
 // folds of one quiz running at the same time add each participant's points
@@ -339,7 +339,7 @@ func (c *Course) Archive(next func(context.Context, Recap) error) func(context.C
 
 // Unfold takes quiz quizID's points out of the course (a practice quiz, a
 // fold into the wrong course, a quiz repaired since it was folded): it
-// deletes the quiz's marker first, then, in parts of up to 500, each
+// deletes the quiz's marker first, then, in parts of up to 250, each
 // participant's ledger field, subtracting its points from their total in
 // the same atomic step; a participant left without points leaves the board.
 // It returns one Correction per participant the ledger held, in participant

@@ -48,7 +48,7 @@ var defaultTuning = tuning{
 	feedBlock:    5 * time.Second,
 	feedGap:      5 * time.Millisecond,
 	memberBuffer: 64,
-	foldStep:     500, // about 4 ms of server time on a loaded 2-core machine (BENCHMARKS.md)
+	foldStep:     250, // 2.5 to 5 ms of server CPU a part on a loaded 2-core VM (BENCHMARKS.md)
 }
 
 // New validates the client and the options and returns a Store. It does no
