@@ -465,7 +465,8 @@ func TestCourseFoldInterruptedAndRetried(t *testing.T) {
 func wantFolded(t *testing.T, e *env, c *kuis.Course, rcs ...kuis.Recap) {
 	t.Helper()
 	wantLedger, wantBoard := map[string]string{}, map[string]float64{}
-	for _, rc := range rcs {
+	for i := range rcs {
+		rc := &rcs[i]
 		wantLedger[rc.QuizID+":"] = strconv.FormatInt(10*rc.Info.Questions, 10)
 		for _, s := range rc.Standings {
 			if s.Score > 0 {
@@ -773,7 +774,8 @@ func TestCourseRepairWhileFolding(t *testing.T) {
 	e.mustRaw("ZINCRBY", c.Keys().Board(), "10", "Citra")
 	folded := 0
 	hooked := dedicatedHook{Client: e.client, cmd: "HSCAN", after: func() {
-		if folded++; folded == 1 {
+		folded++
+		if folded == 1 {
 			if _, err := c.Fold(e.ctx, b); err != nil {
 				t.Errorf("Fold during Repair: %v", err)
 			}
