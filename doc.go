@@ -9,9 +9,13 @@
 // for the quiz application, [Meta] for the teacher) and runs the operations
 // on a whole quiz or namespace ([Store.Recap], [Store.Audit],
 // [Store.Repair], [Store.PurgeQuiz], [Store.Purge], [Store.Quizzes]), and
-// counts what an operator watches ([Store.Stats]). [ACLRules] makes the Redis ACL users of the three roles ([RoleApp],
-// [RoleTeacher], [RoleOperator]) that hold the contract's separation on the
-// server.
+// counts what an operator watches ([Store.Stats]). [Store.Course] hands out
+// a [Course]: a board over a class's quizzes, which [Course.Fold] fills from
+// each finished quiz's recap exactly once, with a ledger of which quiz gave
+// whom how many points; [Board.Teams] and [Course.Teams] rank teams by their
+// members' points. [ACLRules] makes the Redis ACL users of the three roles
+// ([RoleApp], [RoleTeacher], [RoleOperator]) that hold the contract's
+// separation on the server.
 //
 // # Key schema
 //
@@ -23,18 +27,25 @@
 //	kuis:catatan:kuis-01  stream      the start (status); one entry per counted answer (peserta, soal, skor), its ID the server's time; the finish (status)
 //	kuis:urutan:kuis-01   sorted set  participant by points, then time of the latest answer ([WithTies])
 //
+// and, beside the quizzes, with course ID "ipa-8a":
+//
+//	kuis:kursus:ipa-8a          sorted set  member = participant, score = the points of every quiz folded into the course
+//	kuis:kursus-rincian:ipa-8a  hash        "<quiz>:<participant>" = the points that quiz gave; "<quiz>:" = 10 x its jumlah_soal
+//
 // No key ever has a TTL: the end of a quiz's data is a decision
-// ([Store.PurgeQuiz], [Store.Purge]), not a timer. [WithNamespace] changes the
-// first segment and [WithHashTag] braces the quiz ID ({kuis-01}) for Redis
-// Cluster. [ContractTable] prints the table and [Store.Audit] checks live keys
-// against it.
+// ([Store.PurgeQuiz], [Course.Purge], [Store.Purge]), not a timer.
+// [WithNamespace] changes the first segment and [WithHashTag] braces the
+// quiz ID ({kuis-01}) and the course ID ({ipa-8a}) for Redis Cluster.
+// [ContractTable] prints the table and [Store.Audit] and [Course.Audit] check
+// live keys against it.
 //
 // # Operations
 //
 // What each method sends, in the contract's form. A script (file name, then
 // the commands it calls) runs as EVALSHA, EVALSHA_RO for the read-only ones,
 // and as EVAL (EVAL_RO) when the server answers NOSCRIPT. N is the members
-// of the board, M the members or entries read, K the keys of the database.
+// of the board (or course board), M the members or entries read, K the keys
+// of the database, L the fields of a course's ledger.
 // Which commands a call sends among those listed depends on its options and
 // on the quiz (WithTies, WithClientCache, a big quiz read in parts, a Repair
 // that rebuilds): the method's doc says when.
@@ -62,6 +73,20 @@
 //	| archive and purge a quiz | Store.PurgeQuiz | WATCH, HGETALL, ZCARD, ZSCAN, SSCAN, XRANGE, MULTI, EXEC, UNWATCH; recap.lua (HGETALL, ZCARD, SCARD, XLEN, ZRANGE, SMEMBERS, XRANGE); purge_quiz.lua (UNLINK, HMGET, EXISTS, XRANGE) | O(N) |
 //	| purge the namespace | Store.Purge | SCAN, UNLINK, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //	| list the quizzes | Store.Quizzes | SCAN, CLUSTER SHARDS, CLUSTER NODES | O(K) |
+//	| rank teams on the board | Board.Teams | HLEN, ZMSCORE | O(M) |
+//	| fold a finished quiz into a course | Course.Fold | HMGET, HSCAN; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(M log N) |
+//	| take a quiz out of a course | Course.Unfold | HSCAN; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(L + M log N) |
+//	| read the whole course board | Course.Standings | ZRANGE | O(log N + M) |
+//	| read a page of the course board | Course.Page | ZRANGE, ZCOUNT | O(log N + M) |
+//	| read one's course neighbours | Course.Around | ZREVRANK, ZRANGE, ZCOUNT | O(log N + M) |
+//	| read one's course rank | Course.Standing | ZSCORE, ZREVRANK, ZCOUNT | O(log N) |
+//	| count the course's participants | Course.Len | ZCARD | O(1) |
+//	| list the course's quizzes | Course.Quizzes | HSCAN | O(L) |
+//	| rank teams in the course | Course.Teams | ZMSCORE | O(M) |
+//	| recap the course | Course.Recap | WATCH, HSCAN, ZSCAN, MULTI, EXEC, UNWATCH | O(L + N) |
+//	| audit the course | Course.Audit | TYPE, PTTL, WATCH, HSCAN, ZSCAN, MULTI, EXEC | O(L + N) |
+//	| repair the course board | Course.Repair | WATCH, HSCAN, ZSCAN, MULTI, ZADD, ZREM, EXEC, UNWATCH; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(L + N) |
+//	| archive and purge a course | Course.Purge | WATCH, HSCAN, ZSCAN, MULTI, UNLINK, EXEC, UNWATCH; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(L + N) |
 //
 // # Live screens
 //

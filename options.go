@@ -41,7 +41,8 @@ func WithHashTag() Option {
 }
 
 // WithClientCache serves the plain reads (Board.Standings, Page, Around,
-// Standing, Len; Meta.Get and Meta.Status) from rueidis' server-assisted
+// Standing, Len, Teams; Meta.Get and Meta.Status; Course.Standings, Page,
+// Around, Standing, Len, Teams) from rueidis' server-assisted
 // client-side cache for at most ttl: a read whose entries are all cached sends
 // nothing to the server. Redis invalidates cached entries when the keys
 // change, but asynchronously: a read right after a write, even the caller's

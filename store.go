@@ -38,6 +38,7 @@ type tuning struct {
 	feedBlock    time.Duration // how long one XREAD of the feed blocks before it checks the status
 	feedGap      time.Duration // least time between two XREADs of one feed hub
 	memberBuffer int           // batches a feed reader may fall behind before it catches up alone
+	foldStep     int           // most (quiz, participant) pairs one course script folds or unfolds
 }
 
 var defaultTuning = tuning{
@@ -48,6 +49,7 @@ var defaultTuning = tuning{
 	feedBlock:    5 * time.Second,
 	feedGap:      5 * time.Millisecond,
 	memberBuffer: 64,
+	foldStep:     250,
 }
 
 // New validates the client and the options and returns a Store. Its one

@@ -49,6 +49,8 @@ type config struct {
 	repairTampered int
 	// -live: the feed and the live board only.
 	live bool
+	// -course: course folds and team boards only.
+	course bool
 }
 
 func parseFlags() config {
@@ -73,6 +75,7 @@ func parseFlags() config {
 	flag.BoolVar(&c.stalls, "stalls", false, "only measure Repair, Audit, Recap and PurgeQuiz on a quiz of -big participants")
 	flag.IntVar(&c.repairTampered, "repair-tampered", 10_000, "-stalls: scores tampered with before Repair")
 	flag.BoolVar(&c.live, "live", false, "only measure the feed (Board.Events) and the live board (Board.Live)")
+	flag.BoolVar(&c.course, "course", false, "only measure Course.Fold of quizzes of 1,000 and 10,000 participants and Board.Teams of 30 teams of 30")
 	flag.Parse()
 	return c
 }
@@ -125,6 +128,9 @@ func run() error {
 	}
 	if cfg.live {
 		return r.live(os.Stdout)
+	}
+	if cfg.course {
+		return r.course(os.Stdout)
 	}
 	res, labels, err := r.all(cfg)
 	if err != nil {
