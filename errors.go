@@ -89,8 +89,8 @@ var (
 	ErrUnavailable = errors.New("kuis: server unavailable")
 	// ErrNeedsClusterClient: New was given a client that is not a cluster
 	// client (rueidis.ClientOption.ForceSingleClient) for a server that is a
-	// Redis Cluster node: every write of a quiz would fail with MOVED or
-	// CROSSSLOT.
+	// Redis Cluster node, whose every write of a quiz would fail with MOVED
+	// or CROSSSLOT; a call answered so answers this too.
 	ErrNeedsClusterClient = errors.New("kuis: a Redis Cluster node needs a cluster client")
 	// ErrBusy: Store.Repair gave up rebuilding a board because other Repairs
 	// of the quiz kept taking the rebuild over, or Store.Recap (and so
@@ -169,6 +169,10 @@ func replyError(err error, subject, key string) error {
 		if strings.Contains(msg, "can't run this command") || strings.Contains(msg, "can't access") ||
 			strings.Contains(msg, "no permissions") {
 			return fmt.Errorf("%w: %s: %s", ErrForbidden, subject, msg)
+		}
+		if code == "MOVED" || code == "ASK" || code == "CROSSSLOT" { // only a client that is not a cluster client sees them
+			return fmt.Errorf("%w: %s: %s (leave rueidis.ClientOption.ForceSingleClient unset, and use WithHashTag)",
+				ErrNeedsClusterClient, subject, msg)
 		}
 		if notReady[code] {
 			return fmt.Errorf("%w: %s: %w", ErrUnavailable, subject, err)

@@ -54,8 +54,9 @@ var defaultTuning = tuning{
 
 // New validates the client and the options and returns a Store. Its one
 // I/O is a question to the server of a client that is not a cluster client
-// (CLUSTER INFO, bounded by 2 seconds; a server that does not answer passes):
-// is it a Redis Cluster node? Errors: ErrNoClient for a nil client,
+// (CLUSTER INFO, bounded by half a second; a server that does not answer in
+// time passes, and is refused at its first MOVED reply instead): is it a
+// Redis Cluster node? Errors: ErrNoClient for a nil client,
 // ErrInvalidNamespace, ErrInvalidOption, ErrNeedsHashTag for a Redis Cluster
 // client without WithHashTag (the library's scripts take several keys of a
 // quiz, which must share a slot), and ErrNeedsClusterClient for a cluster
@@ -95,7 +96,7 @@ func newStore(client rueidis.Client, tune tuning, opts ...Option) (*Store, error
 }
 
 // probeTimeout bounds New's one question to the server.
-const probeTimeout = 2 * time.Second
+const probeTimeout = 500 * time.Millisecond
 
 // clusterNode reports whether the server of a client that is not a cluster
 // client says it is a Redis Cluster node (CLUSTER INFO answers its state;
