@@ -279,7 +279,7 @@ func (c *Course) noOthers(ctx context.Context, quizID string, pairs []foldPair) 
 	for _, p := range pairs {
 		listed[p.participant] = true
 	}
-	fields, err := c.scanLedger(ctx, c.s.client, wire.LedgerMarker(quizID)+"*", quizID)
+	fields, err := c.pager(c.s.client, quizID).fields(ctx, c.keys.ledger, wire.LedgerMarker(quizID)+"*")
 	if err != nil {
 		return err
 	}
@@ -359,7 +359,7 @@ func (c *Course) Unfold(ctx context.Context, quizID string) ([]Correction, error
 	if err := c.check(ctx, "unfold", quizID); err != nil {
 		return nil, err
 	}
-	fields, err := c.scanLedger(ctx, c.s.client, wire.LedgerMarker(quizID)+"*", quizID)
+	fields, err := c.pager(c.s.client, quizID).fields(ctx, c.keys.ledger, wire.LedgerMarker(quizID)+"*")
 	if err != nil {
 		return nil, err
 	}
@@ -556,7 +556,7 @@ type CourseQuiz struct {
 // A course with nothing folded is an empty slice. Errors: ErrCorrupt (a
 // ledger field out of its form), ErrForbidden.
 func (c *Course) Quizzes(ctx context.Context) ([]CourseQuiz, error) {
-	fields, err := c.scanLedger(ctx, c.s.client, "*", "")
+	fields, err := c.pager(c.s.client, "").fields(ctx, c.keys.ledger, "*")
 	if err != nil {
 		return nil, err
 	}

@@ -110,68 +110,10 @@ func (l courseLedger) folded() []CourseQuiz {
 	return out
 }
 
-// scanLedger reads the fields of the ledger that match pattern with HSCAN
-// pages on conn, each once (HSCAN may return one twice).
-func (c *Course) scanLedger(ctx context.Context, conn rueidis.CommandClient, pattern, quizID string) (map[string]string, error) {
-	k := c.keys.ledger
-	fields := map[string]string{}
-	err := c.pages(ctx, conn, k, quizID, func(cursor uint64) rueidis.Completed {
-		return conn.B().Hscan().Key(k).Cursor(cursor).Match(pattern).Count(c.s.tune.pageSize).Build()
-	}, func(flat []string) error {
-		for i := 0; i+1 < len(flat); i += 2 {
-			fields[flat[i]] = flat[i+1]
-		}
-		return nil
-	})
-	return fields, err
-}
-
-// scanBoard reads the course board whole with ZSCAN pages on conn and
-// returns it in ZRANGE ... REV's order: by score, then by name, both
-// descending.
-func (c *Course) scanBoard(ctx context.Context, conn rueidis.CommandClient) ([]rueidis.ZScore, error) {
-	k := c.keys.board
-	scores := map[string]float64{}
-	err := c.pages(ctx, conn, k, "", func(cursor uint64) rueidis.Completed {
-		return conn.B().Zscan().Key(k).Cursor(cursor).Count(c.s.tune.pageSize).Build()
-	}, func(flat []string) error {
-		for i := 0; i+1 < len(flat); i += 2 {
-			f, err := strconv.ParseFloat(flat[i+1], 64)
-			if err != nil {
-				return corrupt(k, "member %s has score %s", quote(flat[i]), quote(flat[i+1]))
-			}
-			scores[flat[i]] = f
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	zs := make([]rueidis.ZScore, 0, len(scores))
-	for m, s := range scores {
-		zs = append(zs, rueidis.ZScore{Member: m, Score: s})
-	}
-	slices.SortFunc(zs, func(a, b rueidis.ZScore) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), strings.Compare(b.Member, a.Member))
-	})
-	return zs, nil
-}
-
-// pages runs a SCAN-family command on conn from cursor 0 until it is 0 again.
-func (c *Course) pages(ctx context.Context, conn rueidis.CommandClient, key, quizID string, cmd func(uint64) rueidis.Completed, page func([]string) error) error {
-	var cursor uint64
-	for {
-		entry, err := sendOne(ctx, conn, cmd(cursor)).AsScanEntry()
-		if err != nil {
-			return c.fail(err, quizID, key)
-		}
-		if err := page(entry.Elements); err != nil {
-			return err
-		}
-		if cursor = entry.Cursor; cursor == 0 {
-			return nil
-		}
-	}
+// pager is a pager of the course's keys on conn, its errors about the
+// course and quizID.
+func (c *Course) pager(conn rueidis.CommandClient, quizID string) pager {
+	return pager{c: conn, count: c.s.tune.pageSize, subject: c.about(quizID, "")}
 }
 
 // courseAttempts is how many times a course is read whole before the read
@@ -210,12 +152,12 @@ func (c *Course) snapshot(ctx context.Context, read courseReads, decide func(cou
 		}()
 		var snap courseSnapshot
 		if read.ledger {
-			if snap.ledger, err = c.scanLedger(ctx, conn, "*", ""); err != nil {
+			if snap.ledger, err = c.pager(conn, "").fields(ctx, c.keys.ledger, "*"); err != nil {
 				return err
 			}
 		}
 		if read.board {
-			if snap.board, err = c.scanBoard(ctx, conn); err != nil {
+			if snap.board, err = c.pager(conn, "").sorted(ctx, c.keys.board); err != nil {
 				return err
 			}
 		}

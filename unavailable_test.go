@@ -102,7 +102,9 @@ func TestUnavailableServerIsOneError(t *testing.T) {
 		if _, err := srv.Do("SCRIPT", "KILL"); err != nil {
 			t.Fatal(err)
 		}
-		<-looping
+		if err := <-looping; err == nil {
+			t.Error("the script that held the server ended without an error; want it killed")
+		}
 	})
 
 	t.Run("MASTERDOWN", func(t *testing.T) {
