@@ -25,22 +25,6 @@
 local g = gate()
 local board, ledger, mode = KEYS[1], KEYS[2], ARGV[1]
 
--- The ledger's wire format (internal/wire/ledger.go is its Go twin): field
--- '<quiz>:<participant>', the quiz's marker '<quiz>:', every value a positive
--- multiple of 10 of at most maxScore, in decimal without sign or leading zeros.
-local function field(quiz, participant)
-  return quiz .. ':' .. participant
-end
-local function points(s)
-  if type(s) == 'string' and #s <= 16 and string.match(s, '^[1-9]%d*0$') then
-    local n = tonumber(s)
-    if n <= maxScore then
-      return n
-    end
-  end
-  return nil
-end
-
 if mode == 'check' then
   local err
   local op = ARGV[2]
@@ -56,16 +40,16 @@ if mode == 'check' then
   return err or 1
 end
 
-local _, err = g.call(board .. ': not a sorted set', 'ZCARD', board)
+local _, err = g.call('not a sorted set', 'ZCARD', board)
 if err then
   return err
 end
-local _, err = g.call(ledger .. ': not a hash', 'HLEN', ledger)
+local _, err = g.call('not a hash', 'HLEN', ledger)
 if err then
   return err
 end
 local quiz = ARGV[2]
-local marker = field(quiz, '')
+local marker = ledgerField(quiz, '')
 
 -- The board's totals change by one ZADD of the new totals, read with one
 -- ZMSCORE in this same atomic script: two calls a part, not two a participant.
@@ -77,7 +61,7 @@ if mode == 'fold' then
   local names, fields = {}, {}
   for i = 5, #ARGV, 2 do
     names[#names + 1] = ARGV[i]
-    fields[#fields + 1] = field(quiz, ARGV[i])
+    fields[#fields + 1] = ledgerField(quiz, ARGV[i])
   end
   local held = {}
   if #fields > 0 then
@@ -143,7 +127,7 @@ if mode == 'unfold' then
   local names, fields = {}, {}
   for i = 4, #ARGV do
     names[#names + 1] = ARGV[i]
-    fields[#fields + 1] = field(quiz, ARGV[i])
+    fields[#fields + 1] = ledgerField(quiz, ARGV[i])
   end
   local held = {}
   if #fields > 0 then
@@ -152,13 +136,13 @@ if mode == 'unfold' then
   local who, gone, values = {}, {}, {}
   for j, v in ipairs(held) do
     if v then
-      if not points(v) then
+      if not ledgerPoints(v) then
         return g.refuse('KUIS_CORRUPT', ledger .. ': field ' .. string.format('%q', string.sub(fields[j], 1, 130)) ..
           ' holds ' .. string.format('%q', string.sub(v, 1, 20)) .. ', want a positive multiple of 10')
       end
       who[#who + 1] = names[j]
       gone[#gone + 1] = fields[j]
-      values[#values + 1] = points(v)
+      values[#values + 1] = ledgerPoints(v)
     end
   end
   if ARGV[3] == '1' then
