@@ -26,6 +26,7 @@ import (
 // the answers set and the log hold exactly those pairs, once each, and Audit
 // finds the order set placing everyone by their latest logged answer.
 func TestConcurrentDuplicatesCountOnce(t *testing.T) {
+	t.Parallel()
 	const (
 		participants = 12
 		questions    = 8
@@ -134,6 +135,7 @@ func TestConcurrentDuplicatesCountOnce(t *testing.T) {
 // was refused, no call counts. The
 // board then never changes, and holds 10 points per counted answer.
 func TestFinishRacingWriters(t *testing.T) {
+	t.Parallel()
 	const (
 		writers   = 16
 		questions = 1000
@@ -227,6 +229,7 @@ func TestFinishRacingWriters(t *testing.T) {
 // deadline has passed must not make the others' calls fail with its dial
 // timeout.
 func TestExpiredCallerDoesNotFailOthers(t *testing.T) {
+	t.Parallel()
 	e, fresh := newEnv(t), func() rueidis.Client { return redistest.Client(t) }
 	if !redistest.Real() {
 		m, c := redistest.Miniredis(t)

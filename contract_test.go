@@ -12,6 +12,7 @@ import (
 )
 
 func TestContractTable(t *testing.T) {
+	t.Parallel()
 	table := func(board, meta, answers, log, order, repairBoard, repairOrder, course, ledger string) string {
 		return "| key | type | writer | readers | content | scale | TTL |\n" +
 			"|---|---|---|---|---|---|---|\n" +
@@ -73,6 +74,7 @@ func TestContractTable(t *testing.T) {
 }
 
 func TestAuditCleanAndMissing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, _ := e.reference()
 	empty, _, _ := e.running(3)
@@ -97,6 +99,7 @@ func TestAuditCleanAndMissing(t *testing.T) {
 // latest answer in the reference session's log, and Pn(name) for the order
 // set's score of n answers at that time: n x 2^42 + 2^42 - 1 - T(name).
 func TestAuditViolations(t *testing.T) {
+	t.Parallel()
 	const ttl = "expires in N ms; the contract allows no TTL"
 	const later = "4000000000000-0" // a log entry ID after every real one (the year 2096)
 	tests := []struct {

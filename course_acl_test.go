@@ -80,6 +80,7 @@ func refusedCourseWrites(t *testing.T, e *env, c *kuis.Course, folded, fresh kui
 // unfold, repair and purge, and Audit for the app; the server refuses
 // them every write to the course's keys.
 func TestACLCourseReaders(t *testing.T) {
+	t.Parallel()
 	for _, role := range []kuis.Role{kuis.RoleApp, kuis.RoleTeacher} {
 		t.Run(role.String(), func(t *testing.T) {
 			eachCache(t, func(t *testing.T, cached bool) {
@@ -133,6 +134,7 @@ func TestACLCourseReaders(t *testing.T) {
 // archive), reads, ranks teams, recaps, audits, repairs, unfolds and purges
 // a course.
 func TestACLCourseOperator(t *testing.T) {
+	t.Parallel()
 	eachCache(t, func(t *testing.T, cached bool) {
 		e := newEnv(t)
 		ref := e.finishedReference()

@@ -123,6 +123,7 @@ func wantClean(t *testing.T, e *env, c *kuis.Course) {
 }
 
 func TestCourseIDs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, id := range []string{"", "ipa:8a", "ipa*", "{ipa}", strings.Repeat("a", 65), "ipa 8a"} {
 		if c, err := e.store.Course(id); !errors.Is(err, kuis.ErrInvalidCourseID) || c != nil {
@@ -155,6 +156,7 @@ func TestCourseIDs(t *testing.T) {
 // participant who missed a quiz has no points from it, the ledger says who
 // got what from which quiz, and a fold repeated writes nothing.
 func TestCourseFold(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ref := e.finishedReference()
 	second := e.finished(2, map[string]int{"Ali": 2, "Eka": 1})
@@ -238,6 +240,7 @@ func (e *env) finished(questions int, scores map[string]int) kuis.Recap {
 // TestCourseEmpty: a course with nothing folded reads as empty, and the
 // first fold of a finished quiz nobody scored in writes only its marker.
 func TestCourseEmpty(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.course(courseID())
 	got := map[string]any{}
@@ -283,6 +286,7 @@ func TestCourseEmpty(t *testing.T) {
 // TestCourseFoldRefusals: what Fold refuses before any I/O, and that a
 // refusal writes nothing.
 func TestCourseFoldRefusals(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, b := e.running(3)
 	if _, err := b.RecordAnswer(e.ctx, "Ali", 1); err != nil {
@@ -382,6 +386,7 @@ func (c partHook) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisRe
 // only once the third is in, while each part's participants show on the
 // board as soon as their part is.
 func TestCourseFoldInParts(t *testing.T) {
+	t.Parallel()
 	e := newTunedEnv(t, kuis.Tuning{FoldStep: 10})
 	rc, total := classRecap("kuis-besar", 25)
 	c := e.course(courseID())
@@ -413,6 +418,7 @@ func TestCourseFoldInParts(t *testing.T) {
 // adds exactly the seven missing, whether retried by one call or by eight
 // at once; a fold cut again midway and retried is the same.
 func TestCourseFoldInterruptedAndRetried(t *testing.T) {
+	t.Parallel()
 	for _, retries := range []int{1, 8} {
 		t.Run(fmt.Sprintf("%d retries", retries), func(t *testing.T) {
 			e := newTunedEnv(t, kuis.Tuning{FoldStep: 3})
@@ -490,6 +496,7 @@ func wantFolded(t *testing.T, e *env, c *kuis.Course, rcs ...kuis.Recap) {
 // all into one course: each (quiz, participant) counts exactly once, and the
 // calls' own counts add up to what was folded.
 func TestCourseFoldConcurrent(t *testing.T) {
+	t.Parallel()
 	e := newTunedEnv(t, kuis.Tuning{FoldStep: 7})
 	c := e.course(courseID())
 	same, total := classRecap("kuis-sama", 50)
@@ -539,6 +546,7 @@ func TestCourseFoldConcurrent(t *testing.T) {
 // disagreeing recap while a fold of the quiz is only part way in. Unfold,
 // then Fold, takes the new recap.
 func TestCourseConflict(t *testing.T) {
+	t.Parallel()
 	e := newTunedEnv(t, kuis.Tuning{FoldStep: 2})
 	for _, tamper := range []struct {
 		name string
@@ -607,6 +615,7 @@ func TestCourseConflict(t *testing.T) {
 // TestCourseUnfold: Unfold takes one quiz's points out, in parts, and a
 // participant left without points leaves the board; the other quiz stays.
 func TestCourseUnfold(t *testing.T) {
+	t.Parallel()
 	e := newTunedEnv(t, kuis.Tuning{FoldStep: 2})
 	c := e.course(courseID())
 	a := handRecap("kuis-a", 3, "Ali", 30, "Budi", 20, "Citra", 10)
@@ -663,6 +672,7 @@ func TestCourseUnfold(t *testing.T) {
 // corrections (for what the totals can be set back from), and a clean
 // course after.
 func TestCourseAuditAndRepair(t *testing.T) {
+	t.Parallel()
 	const ttl = "expires in N ms; the contract allows no TTL"
 	tests := []struct {
 		name   string
@@ -764,6 +774,7 @@ func TestCourseAuditAndRepair(t *testing.T) {
 // (after its first page of the ledger) makes Repair read again, so that it
 // never sets a total from a ledger read before the fold.
 func TestCourseRepairWhileFolding(t *testing.T) {
+	t.Parallel()
 	e := newTunedEnv(t, kuis.Tuning{PageSize: 2})
 	c := e.course(courseID())
 	a := handRecap("kuis-a", 3, "Ali", 30, "Budi", 20, "Citra", 10)
@@ -819,6 +830,7 @@ func (c hookedConn) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redis
 // archives it, then deletes both keys, and deletes nothing when archive
 // fails, when archive is nil, or when the course changes while archived.
 func TestCourseRecapAndPurge(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.course(courseID())
 	a := handRecap("kuis-a", 3, "Ali", 30, "Budi", 20, "Citra", 10)
@@ -909,6 +921,7 @@ func TestCourseRecapAndPurge(t *testing.T) {
 // quiz stays, and a retry folds nothing twice and deletes it. The course
 // stays exact once every quiz is purged, and Store.Purge deletes it too.
 func TestCourseArchivePurgesQuizzes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.course(courseID())
 	ref := e.finishedReference()
@@ -948,6 +961,7 @@ func TestCourseArchivePurgesQuizzes(t *testing.T) {
 // TestCourseReadRefusals: bad arguments are refused before any I/O, and a
 // course key of the wrong type is ErrCorrupt naming it.
 func TestCourseReadRefusals(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.course(courseID())
 	rec := newRecorder(e.client)
@@ -990,6 +1004,7 @@ func TestCourseReadRefusals(t *testing.T) {
 // slots of their own, and the fold reads the quiz's recap only: the course
 // is written on its node alone. Courses of one school stay apart.
 func TestCourseFoldsAcrossSlots(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ref := e.finishedReference()
 	courses := []*kuis.Course{e.course("ipa-8a"), e.course("ipa-8b"), e.course("ips-9c")}

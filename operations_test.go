@@ -20,6 +20,7 @@ import (
 // TestOperationsTableIsThePackageDoc: doc.go shows the operations table the
 // library's ACLRules are made from, line for line.
 func TestOperationsTableIsThePackageDoc(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("doc.go")
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +38,7 @@ func TestOperationsTableIsThePackageDoc(t *testing.T) {
 // each script are exactly those its source calls, with the prelude's helpers
 // it uses, so that ACLRules grants what the scripts need and no more.
 func TestScriptCommandsAreWhatTheScriptsCall(t *testing.T) {
+	t.Parallel()
 	table := kuis.ScriptCommands()
 	prelude, err := os.ReadFile("internal/script/prelude.lua")
 	if err != nil {
@@ -137,6 +139,7 @@ func luaCommands(src string, helpers map[string]string) []string {
 // sent: a method sends no command its row leaves out (ACLRules would not
 // grant it), and every plain command a row lists is sent by some path.
 func TestOperationsSendWhatTheTableSays(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rec := newRecorder(e.client)
 	sends, listed := kuis.OperationSends(), kuis.OperationCommands()

@@ -34,6 +34,7 @@ var teamRoster = []kuis.Team{
 // name in ascending byte order sharing a competition rank, exact means of
 // teams of different sizes.
 func TestTeams(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rc := e.finished(5, teamScores)
 	c := e.course(courseID())
@@ -75,6 +76,7 @@ func TestTeams(t *testing.T) {
 
 // TestTeamsRefusals: what Teams refuses before any I/O.
 func TestTeamsRefusals(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	many := func(teams, members int) []kuis.Team {
 		out := make([]kuis.Team, teams)
@@ -134,6 +136,7 @@ func TestTeamsRefusals(t *testing.T) {
 // ZMSCORE in the same round trip) get their own scores; a score out of its
 // form is ErrCorrupt, and so is a team whose points add up past int64.
 func TestTeamsManyMembers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := e.course(courseID())
 	k := c.Keys()
