@@ -1,21 +1,14 @@
-// Package kuis runs classroom-quiz leaderboards on Redis, through rueidis,
-// and turns the quiz data contract into API invariants: keys are built and
-// validated here, scores only move by +10, once per question and participant,
-// ranks are 1-based, answers are refused atomically on the server once a quiz
-// is finished, and each role's handle keeps to what the contract lets it do.
+// Package kuis runs classroom-quiz leaderboards on Redis through rueidis,
+// and turns the quiz data contract into invariants a caller cannot break:
+// scores move only by +10, once per question and participant, and a finished
+// quiz refuses answers atomically, on the server.
 //
-// [New] validates a rueidis client and the options once and returns a
-// [Store], the one entry value: it hands out the handles of a quiz ([Board]
-// for the quiz application, [Meta] for the teacher) and runs the operations
-// on a whole quiz or namespace ([Store.Recap], [Store.Audit],
-// [Store.Repair], [Store.PurgeQuiz], [Store.Purge], [Store.Quizzes]), and
-// counts what an operator watches ([Store.Stats]). [Store.Course] hands out
-// a [Course]: a board over a class's quizzes, which [Course.Fold] fills from
-// each finished quiz's recap exactly once, with a ledger of which quiz gave
-// whom how many points; [Board.Teams] and [Course.Teams] rank teams by their
-// members' points. [ACLRules] makes the Redis ACL users of the three roles
-// ([RoleApp], [RoleTeacher], [RoleOperator]) that hold the contract's
-// separation on the server.
+// [New] returns a [Store], the one entry value. It hands out a quiz's [Board]
+// (the quiz application's handle) and [Meta] (the teacher's), and a [Course]
+// that counts each finished quiz of a class once; it runs the operations on
+// a whole quiz or namespace that an operator needs (Recap, Audit, Repair,
+// PurgeQuiz, Purge, Quizzes, Stats). [ACLRules] makes the Redis users of the
+// three roles, so that the server holds the contract's separation too.
 //
 // # Key schema
 //
