@@ -172,6 +172,7 @@ func refusedOperator(t *testing.T, e *env, s, rebuilds *kuis.Store, id, done str
 // operator may do, and any other namespace; the server refuses it DEL and
 // XTRIM of the log.
 func TestACLAppRole(t *testing.T) {
+	t.Parallel()
 	eachCache(t, func(t *testing.T, cached bool) {
 		e := newEnv(t)
 		other := newEnv(t) // another namespace on the same server
@@ -274,6 +275,7 @@ func TestACLAppRole(t *testing.T) {
 // it every write to board, answers and order set, UNLINK, RENAME and SCAN,
 // and DEL and XTRIM of the log.
 func TestACLTeacherRole(t *testing.T) {
+	t.Parallel()
 	eachCache(t, func(t *testing.T, cached bool) {
 		e := newEnv(t)
 		other := newEnv(t)
@@ -364,6 +366,7 @@ func TestACLTeacherRole(t *testing.T) {
 // onto meta or the log, RENAME onto meta or of the log, and the same inside
 // EVAL: a finished quiz stays finished.
 func TestACLOperatorRole(t *testing.T) {
+	t.Parallel()
 	eachCache(t, func(t *testing.T, cached bool) {
 		e := newEnv(t)
 		id, _, _ := e.reference()
@@ -661,7 +664,9 @@ var writeForms = map[string]struct {
 	keys int
 	args []string
 }{
+	"HDEL":   {1, []string{"status", "q:Ali"}}, // a field of meta, and one of the course ledger
 	"HSET":   {1, []string{"status", "berjalan"}},
+	"HSETNX": {1, []string{"warna", "merah"}},
 	"RENAME": {2, nil},
 	"SADD":   {1, []string{"9:Eka"}},
 	"UNLINK": {1, nil},

@@ -35,6 +35,7 @@ func withoutTimes(answers []kuis.AnswerRecord) []kuis.AnswerInput {
 // counted: along Answers, the score each counted answer was replied with
 // rises by 10 for each participant.
 func TestRecapAnswersUnderConcurrency(t *testing.T) {
+	t.Parallel()
 	const (
 		participants = 16
 		questions    = 12
@@ -144,6 +145,7 @@ func pairsAsRecords(pairs []kuis.AnswerInput) []kuis.AnswerRecord {
 // counted answer, in the order counted, with per-question counts, and
 // survives a JSON round trip whole, times included; all five keys are gone.
 func TestPurgeQuizArchivesEveryAnswer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, _ := e.reference()
 	e.finish(id)
@@ -211,6 +213,7 @@ func answersCSV(e *env, id string) string {
 // before the log existed (in the answers set only) comes first, by question
 // then participant, with an empty time.
 func TestWriteAnswersCSV(t *testing.T) {
+	t.Parallel()
 	at := func(l logEntry) string { return time.UnixMilli(l.ms()).UTC().Format("2006-01-02T15:04:05.000Z") }
 	t.Run("logged", func(t *testing.T) {
 		e := newEnv(t)

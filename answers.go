@@ -222,7 +222,8 @@ func recordRun(items []recordItem) rueidis.LuaExec {
 	var keys []string
 	number := make(map[string]string, 1)
 	args := make([]string, 0, 3*len(items))
-	for _, it := range items {
+	for i := range items {
+		it := &items[i]
 		n, ok := number[it.keys.meta]
 		if !ok {
 			n = strconv.Itoa(len(number) + 1)

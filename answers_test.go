@@ -54,6 +54,7 @@ func logFields(e *env, k kuis.Keys) [][3]string {
 // they leave: one member "<question>:<participant>" and one entry per counted
 // pair, and an order set Audit finds placing everyone by their latest answer.
 func TestRecordAnswerCountsEachPairOnce(t *testing.T) {
+	t.Parallel()
 	type call struct {
 		participant string
 		question    int
@@ -160,6 +161,7 @@ var invalidParticipants = []struct{ name, participant string }{
 // the zero Answer, and leaves the quiz's five keys exactly as they were. The
 // quiz has 3 questions and holds Ali's answer to question 1 before setup.
 func TestRecordAnswerRefusalsWriteNothing(t *testing.T) {
+	t.Parallel()
 	type setup func(e *env, k kuis.Keys)
 	del := func(keys ...func(kuis.Keys) string) setup {
 		return func(e *env, k kuis.Keys) {
@@ -244,6 +246,7 @@ func TestRecordAnswerRefusalsWriteNothing(t *testing.T) {
 // quiz ran may be retried after the teacher finished (its reply was lost):
 // the retry answers Duplicate with the score and writes nothing.
 func TestRecordAnswerRetryAfterFinishIsDuplicate(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, b := e.running(3)
 	for q := 1; q <= 2; q++ {
@@ -267,6 +270,7 @@ func TestRecordAnswerRetryAfterFinishIsDuplicate(t *testing.T) {
 // order; an invalid or refused entry carries its own error and never hides
 // the others' results; the returned error stays nil when only entries failed.
 func TestRecordAnswers(t *testing.T) {
+	t.Parallel()
 	in := func(pairs ...any) []kuis.AnswerInput {
 		var out []kuis.AnswerInput
 		for i := 0; i < len(pairs); i += 2 {
@@ -364,6 +368,7 @@ func TestRecordAnswers(t *testing.T) {
 // TestRecordAnswersCancelled: a cancelled context is the call's error, and
 // every sent entry carries it; an invalid entry keeps its own error.
 func TestRecordAnswersCancelled(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, _, b := e.running(3)
 	ctx, cancel := context.WithCancel(e.ctx)
@@ -382,6 +387,7 @@ func TestRecordAnswersCancelled(t *testing.T) {
 // a closed client each call still answers its own sentinel, while a valid call
 // reaches the dead connection.
 func TestInputChecksNeedNoServer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	client, closeClient, err := redistest.Open()
 	if err != nil {

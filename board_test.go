@@ -28,6 +28,7 @@ func readErrors(e *env, b *kuis.Board, who string) map[string]error {
 // TestBoardReadsRefuseMissingQuiz: every read is ErrQuizNotFound without meta,
 // whatever the board holds; a quiz without answers is an empty board.
 func TestBoardReadsRefuseMissingQuiz(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		setup func(e *env, id string)
@@ -81,6 +82,7 @@ func TestBoardReadsRefuseMissingQuiz(t *testing.T) {
 // TestBoardReadsRefuseCorruptBoards: a board of the wrong type, or a score the
 // contract forbids, is ErrCorrupt rather than a wrong answer.
 func TestBoardReadsRefuseCorruptBoards(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		cmd     string
@@ -143,6 +145,7 @@ func tieBoard(e *env) (string, *kuis.Board, []kuis.Standing) {
 // for a page or window that starts inside a group of equal scores: every
 // read (checkReads) against the board computed by hand.
 func TestRanksOnEveryRead(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, want := tieBoard(e)
 	checkReads(t, e, e.store, id, e.keys(id).Board(), want)
@@ -152,6 +155,7 @@ func TestRanksOnEveryRead(t *testing.T) {
 // answer an empty page past the end (also at offsets near math.MaxInt), and
 // refuse participants who are not on the board or not valid names.
 func TestReadBounds(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, b, want := tieBoard(e)
 	pages := []struct {
@@ -224,6 +228,7 @@ func TestReadBounds(t *testing.T) {
 // characters that mean something in keys, globs or hash tags are stored and
 // read back byte for byte, as board members and in the answers set.
 func TestParticipantNamesReadBack(t *testing.T) {
+	t.Parallel()
 	names := []string{
 		strings.Repeat("a", 64),
 		strings.Repeat("é", 64),

@@ -207,6 +207,7 @@ func TestClientCacheSeesOtherClientsWrites(t *testing.T) {
 // cache entries, every answer returns the new score, Recap sees it at once,
 // and the status gate refuses an answer right after Finish, every time.
 func TestClientCacheNeverCachesWrites(t *testing.T) {
+	t.Parallel()
 	const rounds = 20
 	e := newEnv(t, cacheMinute)
 	id, _, b := e.running(rounds)

@@ -21,6 +21,7 @@ import (
 // CLUSTER SLOTS as a one-node cluster, so this runs on every target; on a
 // cluster target the target's own client is refused too.
 func TestNewNeedsHashTagOnClusterClient(t *testing.T) {
+	t.Parallel()
 	m := miniredis.RunT(t)
 	// No ForceSingleClient: this is how a caller ends up with a cluster client.
 	mini, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{m.Addr()}, DisableCache: true})

@@ -116,6 +116,7 @@ func waitQueued(t *testing.T, s *kuis.Store, id string, n int) {
 // its answer is never sent; the call queued after it, to another quiz, is
 // sent and counted.
 func TestQueuedCallCancelledIsNeverCounted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	hc := newHoldClient(e.client)
 	s := e.storeOn(hc)
@@ -164,6 +165,7 @@ func TestQueuedCallCancelledIsNeverCounted(t *testing.T) {
 // contract is refused alone, with nothing written for it, and every other
 // call gets its own answer.
 func TestCoalescedRunRefusesOnlyTheCorruptAnswer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	hc := newHoldClient(e.client)
 	s := e.storeOn(hc)
@@ -211,6 +213,7 @@ func TestCoalescedRunRefusesOnlyTheCorruptAnswer(t *testing.T) {
 // TestCoalescedRunsAreBounded: many calls queued at once go in runs of at
 // most kuis.MaxChunk answers, each call with its own answer.
 func TestCoalescedRunsAreBounded(t *testing.T) {
+	t.Parallel()
 	const calls = 3*kuis.MaxChunk + 5
 	e := newEnv(t)
 	hc := newHoldClient(e.client)
@@ -265,6 +268,7 @@ func TestCoalescedRunsAreBounded(t *testing.T) {
 // its own answer (counted scores 10, 20, ... once each, a repeat never below
 // its pair's), and the corrupt quiz's answers alone are refused.
 func TestCoalescedDoubleTapsRacingFinish(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		quizzes int
@@ -478,6 +482,7 @@ func (c *flushingClient) DoMulti(ctx context.Context, cmds ...rueidis.Completed)
 // positions 0 and 2999 still counts at position 0, and every other entry
 // is counted once, with its own score.
 func TestRecordAnswersFirstPositionAfterNoscript(t *testing.T) {
+	t.Parallel()
 	const n, participants = 3000, 100
 	e := newEnv(t)
 	fc := &flushingClient{Client: e.client}
@@ -530,6 +535,7 @@ func TestRecordAnswersFirstPositionAfterNoscript(t *testing.T) {
 // is the greatest possible takes no XADD *: every new answer of a run is
 // refused with ErrCorrupt and nothing is written, not even the pair.
 func TestLogThatTakesNoEntryRefusesAndWritesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, b := e.running(3)
 	k := e.keys(id)
@@ -564,6 +570,7 @@ func TestLogThatTakesNoEntryRefusesAndWritesNothing(t *testing.T) {
 // the wrong type and of one without meta beside them: one quiz's refusal
 // never changes another's answers.
 func TestRunCountsAsOneAnswerPerRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	people := []string{"ada", "baru", "rusak", "hantu", "besar", "eka", "fajar"}
 	setup := func() []kuis.Keys {

@@ -26,6 +26,7 @@ import (
 // the answers set and the log hold exactly those pairs, once each, and Audit
 // finds the order set placing everyone by their latest logged answer.
 func TestConcurrentDuplicatesCountOnce(t *testing.T) {
+	t.Parallel()
 	const (
 		participants = 12
 		questions    = 8
@@ -134,6 +135,7 @@ func TestConcurrentDuplicatesCountOnce(t *testing.T) {
 // was refused, no call counts. The
 // board then never changes, and holds 10 points per counted answer.
 func TestFinishRacingWriters(t *testing.T) {
+	t.Parallel()
 	const (
 		writers   = 16
 		questions = 1000
@@ -227,6 +229,7 @@ func TestFinishRacingWriters(t *testing.T) {
 // deadline has passed must not make the others' calls fail with its dial
 // timeout.
 func TestExpiredCallerDoesNotFailOthers(t *testing.T) {
+	t.Parallel()
 	e, fresh := newEnv(t), func() rueidis.Client { return redistest.Client(t) }
 	if !redistest.Real() {
 		m, c := redistest.Miniredis(t)
@@ -347,12 +350,14 @@ func newHoldProxy(t *testing.T, target string) *holdProxy {
 	p := &holdProxy{ln: ln, accepted: make(chan struct{}, 16)}
 	t.Cleanup(func() { ln.Close() })
 	go func() {
-		for first := true; ; first = false {
+		// The first two dials, rueidis's at NewClient and New's question
+		// to the server, are refused: nothing is connected after them.
+		for n := 1; ; n++ {
 			conn, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			if first {
+			if n <= 2 {
 				conn.Close()
 				continue
 			}

@@ -39,9 +39,26 @@ var contractRows = []contractRow{
 		"at most one key per quiz, for the length of a Repair"},
 }
 
+// The course keys, beside the quizzes and never inside them.
+type courseContractRow struct {
+	key                                  func(CourseKeys) string
+	typ, writer, readers, content, scale string
+}
+
+var courseContractRows = []courseContractRow{
+	{CourseKeys.Board, "sorted set", "operator (Fold, Unfold, Repair)", "students, teacher and quiz application",
+		"member = participant name, score = the points of every quiz folded into the course, each (quiz, participant) once",
+		"one key per course, one member per participant with points"},
+	{CourseKeys.Ledger, "hash", "operator (Fold, Unfold)", "teacher, operator and quiz application (recap, audit, repair)",
+		"field `<quiz>:<participant>` = the points that quiz gave that participant, written with the total in one step; " +
+			"field `<quiz>:` = 10 x the quiz's `jumlah_soal`, written once all its standings are in",
+		"one key per course, one field per (quiz, participant) folded, plus one per quiz"},
+}
+
 // ContractTable returns the contract's key table as Markdown,
-// with the key names the options select and <quiz> standing for the quiz ID.
-// It does no I/O. Errors: ErrInvalidNamespace, ErrInvalidOption.
+// with the key names the options select, <quiz> standing for the quiz ID
+// and <course> for the course ID. It does no I/O. Errors:
+// ErrInvalidNamespace, ErrInvalidOption.
 func ContractTable(opts ...Option) (string, error) {
 	o, err := resolve(opts)
 	if err != nil {
@@ -54,6 +71,11 @@ func ContractTable(opts ...Option) (string, error) {
 	for _, r := range contractRows {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | none while the quiz runs |\n",
 			r.key(k), r.typ, r.writer, r.readers, r.content, r.scale)
+	}
+	ck := courseKeyNames(o, "<course>")
+	for _, r := range courseContractRows {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | none |\n",
+			r.key(ck), r.typ, r.writer, r.readers, r.content, r.scale)
 	}
 	return b.String(), nil
 }
@@ -83,6 +105,8 @@ var (
 	ranked       = []script.Script{script.Ranked}
 	recapInParts = []string{"WATCH", "HGETALL", "ZCARD", "ZSCAN", "SSCAN", "XRANGE", "MULTI", "EXEC", "UNWATCH"}
 	waited       = []string{"WAIT"} // after a script that writes, with WithReplicas
+	courseWhole  = []string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "EXEC", "UNWATCH"}
+	course       = []script.Script{script.Course}
 )
 
 var operations = []operation{
@@ -112,6 +136,22 @@ var operations = []operation{
 		[]script.Script{script.Recap, script.PurgeQuiz}, "O(N)", operator},
 	{"purge the namespace", "Store.Purge", []string{"SCAN", "UNLINK", "CLUSTER|SHARDS", "CLUSTER|NODES"}, nil, "O(K)", operator},
 	{"list the quizzes", "Store.Quizzes", []string{"SCAN", "CLUSTER|SHARDS", "CLUSTER|NODES"}, nil, "O(K)", operator},
+	{"rank teams on the board", "Board.Teams", []string{"HLEN", "ZMSCORE"}, nil, "O(M)", everyone},
+	{"fold a finished quiz into a course", "Course.Fold", []string{"HMGET", "HSCAN", "WAIT"}, course, "O(M log N)", operator},
+	{"take a quiz out of a course", "Course.Unfold", []string{"HSCAN", "WAIT"}, course, "O(L + M log N)", operator},
+	{"read the whole course board", "Course.Standings", []string{"ZRANGE"}, nil, "O(log N + M)", everyone},
+	{"read a page of the course board", "Course.Page", []string{"ZRANGE", "ZCOUNT"}, nil, "O(log N + M)", everyone},
+	{"read one's course neighbours", "Course.Around", []string{"ZREVRANK", "ZRANGE", "ZCOUNT"}, nil, "O(log N + M)", everyone},
+	{"read one's course rank", "Course.Standing", []string{"ZSCORE", "ZREVRANK", "ZCOUNT"}, nil, "O(log N)", everyone},
+	{"count the course's participants", "Course.Len", []string{"ZCARD"}, nil, "O(1)", everyone},
+	{"list the course's quizzes", "Course.Quizzes", []string{"HSCAN"}, nil, "O(L)", everyone},
+	{"rank teams in the course", "Course.Teams", []string{"ZMSCORE"}, nil, "O(M)", everyone},
+	{"recap the course", "Course.Recap", courseWhole, nil, "O(L + N)", everyone},
+	{"audit the course", "Course.Audit", []string{"TYPE", "PTTL", "WATCH", "HSCAN", "ZSCAN", "MULTI", "EXEC"}, nil, "O(L + N)", overseers},
+	{"repair the course board", "Course.Repair", []string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "ZADD", "ZREM", "EXEC", "UNWATCH", "WAIT"}, course,
+		"O(L + N)", operator},
+	{"archive and purge a course", "Course.Purge", []string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "UNLINK", "EXEC", "UNWATCH", "WAIT"}, course,
+		"O(L + N)", operator},
 }
 
 // scriptCommands lists what each script calls (prelude.lua's helpers it
@@ -127,6 +167,7 @@ var scriptCommands = map[string][]string{
 	script.RepairStage.Name():  {"UNLINK", "ZADD", "ZSCORE"},
 	script.RepairSwap.Name():   {"HMGET", "EXISTS", "ZCARD", "SCARD", "XLEN", "ZSCORE", "XRANGE", "SISMEMBER", "ZADD", "ZREM", "UNLINK", "RENAME"},
 	script.PurgeQuiz.Name():    {"UNLINK", "HMGET", "EXISTS", "XRANGE"},
+	script.Course.Name():       {"ZCARD", "HLEN", "HMGET", "HGET", "HSETNX", "ZMSCORE", "ZADD", "HDEL", "ZREM"},
 }
 
 // sends lists every command the operation sends or its scripts call,

@@ -12,7 +12,8 @@ import (
 )
 
 func TestContractTable(t *testing.T) {
-	table := func(board, meta, answers, log, order, repairBoard, repairOrder string) string {
+	t.Parallel()
+	table := func(board, meta, answers, log, order, repairBoard, repairOrder, course, ledger string) string {
 		return "| key | type | writer | readers | content | scale | TTL |\n" +
 			"|---|---|---|---|---|---|---|\n" +
 			"| `" + board + "` | sorted set | quiz application | students and teacher | " +
@@ -39,7 +40,14 @@ func TestContractTable(t *testing.T) {
 			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n" +
 			"| `" + repairOrder + "` | sorted set | operator (Repair) | none: Repair renames it to the order set | " +
 			"the order set being rebuilt with the board above, as the order set | " +
-			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n"
+			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n" +
+			"| `" + course + "` | sorted set | operator (Fold, Unfold, Repair) | students, teacher and quiz application | " +
+			"member = participant name, score = the points of every quiz folded into the course, each (quiz, participant) once | " +
+			"one key per course, one member per participant with points | none |\n" +
+			"| `" + ledger + "` | hash | operator (Fold, Unfold) | teacher, operator and quiz application (recap, audit, repair) | " +
+			"field `<quiz>:<participant>` = the points that quiz gave that participant, written with the total in one step; " +
+			"field `<quiz>:` = 10 x the quiz's `jumlah_soal`, written once all its standings are in | " +
+			"one key per course, one field per (quiz, participant) folded, plus one per quiz | none |\n"
 	}
 	tests := []struct {
 		name string
@@ -47,11 +55,12 @@ func TestContractTable(t *testing.T) {
 		want string
 	}{
 		{"default", nil, table("kuis:papan:<quiz>", "kuis:meta:<quiz>", "kuis:jawaban:<quiz>", "kuis:catatan:<quiz>", "kuis:urutan:<quiz>",
-			"kuis:papan-baru:<quiz>", "kuis:urutan-baru:<quiz>")},
+			"kuis:papan-baru:<quiz>", "kuis:urutan-baru:<quiz>", "kuis:kursus:<course>", "kuis:kursus-rincian:<course>")},
 		{"namespaced and hash-tagged", []kuis.Option{kuis.WithNamespace("sekolah"), kuis.WithHashTag()},
 			table("sekolah:papan:{<quiz>}", "sekolah:meta:{<quiz>}", "sekolah:jawaban:{<quiz>}",
 				"sekolah:catatan:{<quiz>}", "sekolah:urutan:{<quiz>}",
-				"sekolah:papan-baru:{<quiz>}", "sekolah:urutan-baru:{<quiz>}")},
+				"sekolah:papan-baru:{<quiz>}", "sekolah:urutan-baru:{<quiz>}",
+				"sekolah:kursus:{<course>}", "sekolah:kursus-rincian:{<course>}")},
 	}
 	for _, tt := range tests {
 		got, err := kuis.ContractTable(tt.opts...)
@@ -65,6 +74,7 @@ func TestContractTable(t *testing.T) {
 }
 
 func TestAuditCleanAndMissing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, _ := e.reference()
 	empty, _, _ := e.running(3)
@@ -89,6 +99,7 @@ func TestAuditCleanAndMissing(t *testing.T) {
 // latest answer in the reference session's log, and Pn(name) for the order
 // set's score of n answers at that time: n x 2^42 + 2^42 - 1 - T(name).
 func TestAuditViolations(t *testing.T) {
+	t.Parallel()
 	const ttl = "expires in N ms; the contract allows no TTL"
 	const later = "4000000000000-0" // a log entry ID after every real one (the year 2096)
 	tests := []struct {

@@ -1,17 +1,14 @@
-// Package kuis runs classroom-quiz leaderboards on Redis, through rueidis,
-// and turns the quiz data contract into API invariants: keys are built and
-// validated here, scores only move by +10, once per question and participant,
-// ranks are 1-based, answers are refused atomically on the server once a quiz
-// is finished, and each role's handle keeps to what the contract lets it do.
+// Package kuis runs classroom-quiz leaderboards on Redis through rueidis,
+// and turns the quiz data contract into invariants a caller cannot break:
+// scores move only by +10, once per question and participant, and a finished
+// quiz refuses answers atomically, on the server.
 //
-// [New] validates a rueidis client and the options once and returns a
-// [Store], the one entry value: it hands out the handles of a quiz ([Board]
-// for the quiz application, [Meta] for the teacher) and runs the operations
-// on a whole quiz or namespace ([Store.Recap], [Store.Audit],
-// [Store.Repair], [Store.PurgeQuiz], [Store.Purge], [Store.Quizzes]), and
-// counts what an operator watches ([Store.Stats]). [ACLRules] makes the Redis ACL users of the three roles ([RoleApp],
-// [RoleTeacher], [RoleOperator]) that hold the contract's separation on the
-// server.
+// [New] returns a [Store], the one entry value. It hands out a quiz's [Board]
+// (the quiz application's handle) and [Meta] (the teacher's), and a [Course]
+// that counts each finished quiz of a class once; it runs the operations on
+// a whole quiz or namespace that an operator needs (Recap, Audit, Repair,
+// PurgeQuiz, Purge, Quizzes, Stats). [ACLRules] makes the Redis users of the
+// three roles, so that the server holds the contract's separation too.
 //
 // # Key schema
 //
@@ -23,18 +20,25 @@
 //	kuis:catatan:kuis-01  stream      the start (status); one entry per counted answer (peserta, soal, skor), its ID the server's time; the finish (status)
 //	kuis:urutan:kuis-01   sorted set  participant by points, then time of the latest answer ([WithTies])
 //
+// and, beside the quizzes, with course ID "ipa-8a":
+//
+//	kuis:kursus:ipa-8a          sorted set  member = participant, score = the points of every quiz folded into the course
+//	kuis:kursus-rincian:ipa-8a  hash        "<quiz>:<participant>" = the points that quiz gave; "<quiz>:" = 10 x its jumlah_soal
+//
 // No key ever has a TTL: the end of a quiz's data is a decision
-// ([Store.PurgeQuiz], [Store.Purge]), not a timer. [WithNamespace] changes the
-// first segment and [WithHashTag] braces the quiz ID ({kuis-01}) for Redis
-// Cluster. [ContractTable] prints the table and [Store.Audit] checks live keys
-// against it.
+// ([Store.PurgeQuiz], [Course.Purge], [Store.Purge]), not a timer.
+// [WithNamespace] changes the first segment and [WithHashTag] braces the
+// quiz ID ({kuis-01}) and the course ID ({ipa-8a}) for Redis Cluster.
+// [ContractTable] prints the table and [Store.Audit] and [Course.Audit] check
+// live keys against it.
 //
 // # Operations
 //
 // What each method sends, in the contract's form. A script (file name, then
 // the commands it calls) runs as EVALSHA, EVALSHA_RO for the read-only ones,
 // and as EVAL (EVAL_RO) when the server answers NOSCRIPT. N is the members
-// of the board, M the members or entries read, K the keys of the database.
+// of the board (or course board), M the members or entries read, K the keys
+// of the database, L the fields of a course's ledger.
 // Which commands a call sends among those listed depends on its options and
 // on the quiz (WithTies, WithClientCache, a big quiz read in parts, a Repair
 // that rebuilds): the method's doc says when. WAIT follows the scripts that
@@ -64,6 +68,20 @@
 //	| archive and purge a quiz | Store.PurgeQuiz | WATCH, HGETALL, ZCARD, ZSCAN, SSCAN, XRANGE, MULTI, EXEC, UNWATCH, WAIT; recap.lua (HGETALL, ZCARD, SCARD, XLEN, ZRANGE, SMEMBERS, XRANGE); purge_quiz.lua (UNLINK, HMGET, EXISTS, XRANGE) | O(N) |
 //	| purge the namespace | Store.Purge | SCAN, UNLINK, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //	| list the quizzes | Store.Quizzes | SCAN, CLUSTER SHARDS, CLUSTER NODES | O(K) |
+//	| rank teams on the board | Board.Teams | HLEN, ZMSCORE | O(M) |
+//	| fold a finished quiz into a course | Course.Fold | HMGET, HSCAN, WAIT; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(M log N) |
+//	| take a quiz out of a course | Course.Unfold | HSCAN, WAIT; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(L + M log N) |
+//	| read the whole course board | Course.Standings | ZRANGE | O(log N + M) |
+//	| read a page of the course board | Course.Page | ZRANGE, ZCOUNT | O(log N + M) |
+//	| read one's course neighbours | Course.Around | ZREVRANK, ZRANGE, ZCOUNT | O(log N + M) |
+//	| read one's course rank | Course.Standing | ZSCORE, ZREVRANK, ZCOUNT | O(log N) |
+//	| count the course's participants | Course.Len | ZCARD | O(1) |
+//	| list the course's quizzes | Course.Quizzes | HSCAN | O(L) |
+//	| rank teams in the course | Course.Teams | ZMSCORE | O(M) |
+//	| recap the course | Course.Recap | WATCH, HSCAN, ZSCAN, MULTI, EXEC, UNWATCH | O(L + N) |
+//	| audit the course | Course.Audit | TYPE, PTTL, WATCH, HSCAN, ZSCAN, MULTI, EXEC | O(L + N) |
+//	| repair the course board | Course.Repair | WATCH, HSCAN, ZSCAN, MULTI, ZADD, ZREM, EXEC, UNWATCH, WAIT; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(L + N) |
+//	| archive and purge a course | Course.Purge | WATCH, HSCAN, ZSCAN, MULTI, UNLINK, EXEC, UNWATCH, WAIT; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(L + N) |
 //
 // # Live screens
 //

@@ -24,6 +24,7 @@ var (
 // example and test file that RELIABILITY.md names is declared in a _test.go
 // file of this module, so that the page never points at a proof that is gone.
 func TestReliabilityCitesExistingTests(t *testing.T) {
+	t.Parallel()
 	doc, err := os.ReadFile("RELIABILITY.md")
 	if err != nil {
 		t.Fatal(err)

@@ -27,8 +27,9 @@ var (
 	ErrInvalidQuizID = errors.New("kuis: invalid quiz ID")
 	// ErrInvalidNamespace: the same rule as ErrInvalidQuizID, for WithNamespace.
 	ErrInvalidNamespace = errors.New("kuis: invalid namespace")
-	// ErrInvalidOption: an option outside its documented values (WithTies,
-	// WithReplicas), or WithReplicas asking for more replicas than a primary has.
+	// ErrInvalidOption: an option outside its documented values (WithTies, a
+	// TeamScoring, WithReplicas), or WithReplicas asking for more replicas
+	// than a primary has.
 	ErrInvalidOption = errors.New("kuis: invalid option")
 	// ErrInvalidParticipant: a participant name that breaks CleanParticipant's
 	// rule: empty, over 64 characters, not what CleanParticipant returns for it
@@ -55,20 +56,23 @@ var (
 	ErrQuizNotFound = errors.New("kuis: quiz not found")
 	// ErrQuizFinished: the quiz's status is selesai, so it takes no more answers.
 	ErrQuizFinished = errors.New("kuis: quiz is finished")
-	// ErrQuizRunning: PurgeQuiz refuses a quiz whose status is still berjalan.
+	// ErrQuizRunning: PurgeQuiz refuses a quiz whose status is still
+	// berjalan, and Course.Fold the recap of one.
 	ErrQuizRunning = errors.New("kuis: quiz is still running")
-	// ErrNotOnBoard: the participant has no score on the board yet (the quiz exists).
+	// ErrNotOnBoard: the participant has no score on the board yet (the quiz
+	// exists), or no points in the course.
 	ErrNotOnBoard = errors.New("kuis: participant not on the board")
 	// ErrQuizChanged: PurgeQuiz found, when it came to delete, that the
 	// quiz it recapped and archived was purged and another created under its
 	// ID meanwhile; nothing was deleted, and the new quiz's grades are not in
 	// the archive.
 	ErrQuizChanged = errors.New("kuis: quiz changed since its recap")
-	// ErrNoArchive: PurgeQuiz was given a nil archive function.
+	// ErrNoArchive: PurgeQuiz or Course.Purge was given a nil archive function.
 	ErrNoArchive = errors.New("kuis: no archive function")
-	// ErrCorrupt: a key of the quiz breaks the contract (wrong type, unknown
-	// status, a score that is not a non-negative multiple of 10, a missing or
-	// malformed field). The message names the key and the field or member.
+	// ErrCorrupt: a key of the quiz or course breaks the contract (wrong
+	// type, unknown status, a score that is not a non-negative multiple of
+	// 10, a missing or malformed field), or Course.Fold was given a recap
+	// Recap cannot return. The message names the key and the field or member.
 	ErrCorrupt = errors.New("kuis: data breaks the contract")
 	// ErrNeedsHashTag: New was given a Redis Cluster client without
 	// WithHashTag, so the keys of a quiz would live in different slots.
@@ -86,14 +90,16 @@ var (
 	ErrUnavailable = errors.New("kuis: server unavailable")
 	// ErrNeedsClusterClient: New was given a client that is not a cluster
 	// client (rueidis.ClientOption.ForceSingleClient) for a server that is a
-	// Redis Cluster node: every write of a quiz would fail with MOVED or
-	// CROSSSLOT.
+	// Redis Cluster node, whose every write of a quiz would fail with MOVED
+	// or CROSSSLOT; a call answered so answers this too.
 	ErrNeedsClusterClient = errors.New("kuis: a Redis Cluster node needs a cluster client")
 	// ErrBusy: Store.Repair gave up rebuilding a board because other Repairs
 	// of the quiz kept taking the rebuild over, or Store.Recap (and so
 	// PurgeQuiz) gave up reading a big finished quiz in parts because it
-	// changed every time it was read. Nothing was replaced or deleted, and
-	// trying again is safe.
+	// changed every time it was read, or a Course's Recap, Audit, Repair or
+	// Purge found the course changed by a fold every time it was read (Purge:
+	// while it was archived). Nothing was replaced or deleted, and trying
+	// again is safe.
 	ErrBusy = errors.New("kuis: quiz busy")
 	// ErrNotReplicated: with WithReplicas, fewer replicas than asked
 	// acknowledged a write within the timeout, or the wait for them failed
@@ -101,6 +107,20 @@ var (
 	// was applied on the primary and may not survive a failover; a retry is
 	// safe (an answer answers Duplicate).
 	ErrNotReplicated = errors.New("kuis: not acknowledged by enough replicas")
+	// ErrInvalidCourseID: the same rule as ErrInvalidQuizID, for a course ID.
+	// Returned before any I/O.
+	ErrInvalidCourseID = errors.New("kuis: invalid course ID")
+	// ErrConflict: Course.Fold was given a recap that disagrees with what the
+	// course's ledger holds of the quiz (other points for a participant, a
+	// participant more or less, another question count): the quiz changed
+	// since it was folded, by Repair. Nothing more is written; Unfold the
+	// quiz, then Fold it again, to take the new recap.
+	ErrConflict = errors.New("kuis: conflicts with what the course holds")
+	// ErrInvalidTeam: Board.Teams or Course.Teams was given no teams, more than
+	// 1,000 teams or 10,000 members, a team without a name or members, a team
+	// name twice, or a member listed twice (in one team or two). Returned
+	// before any I/O.
+	ErrInvalidTeam = errors.New("kuis: invalid team")
 )
 
 // scriptCodes maps the first word of a script's error_reply to its sentinel.
@@ -115,6 +135,7 @@ var scriptCodes = map[string]error{
 	"KUIS_FORBIDDEN": ErrForbidden,
 	"KUIS_BUSY":      ErrBusy,
 	"KUIS_CHANGED":   ErrQuizChanged,
+	"KUIS_CONFLICT":  ErrConflict,
 	// A server reply that means the same as ours.
 	"NOPERM": ErrForbidden,
 }
@@ -160,6 +181,10 @@ func replyError(err error, subject, key string) error {
 		if strings.Contains(msg, "can't run this command") || strings.Contains(msg, "can't access") ||
 			strings.Contains(msg, "no permissions") {
 			return fmt.Errorf("%w: %s: %s", ErrForbidden, subject, msg)
+		}
+		if code == "MOVED" || code == "ASK" || code == "CROSSSLOT" { // only a client that is not a cluster client sees them
+			return fmt.Errorf("%w: %s: %s (leave rueidis.ClientOption.ForceSingleClient unset, and use WithHashTag)",
+				ErrNeedsClusterClient, subject, msg)
 		}
 		if notReady[code] {
 			return fmt.Errorf("%w: %s: %w", ErrUnavailable, subject, err)

@@ -60,6 +60,7 @@ var referenceEvents = []brief{
 }
 
 func TestEventsReplayFinishAndResume(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, m, b := e.reference()
 	// Neither a duplicate nor a refusal makes an event.
@@ -121,6 +122,7 @@ func TestEventsReplayFinishAndResume(t *testing.T) {
 }
 
 func TestEventsBadInput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, _, b := e.running(3)
 	for _, after := range []string{"x", "1", "-1-0", "1-", "-", "1-2-3", "99999999999999999999-0"} {
@@ -154,6 +156,7 @@ func TestEventsBadInput(t *testing.T) {
 // command) has none either; the feed still ends, on the status, with a
 // finished event that a resume does not repeat.
 func TestEventsFinishedWithoutEntry(t *testing.T) {
+	t.Parallel()
 	e := newTunedEnv(t, kuis.Tuning{FeedBlock: 100 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(e.ctx, signalWait)
 	defer cancel()
@@ -232,6 +235,7 @@ func TestEventsFinishedWithoutEntry(t *testing.T) {
 // counted, and its ctx ends it at once, yielding ctx's error once: with no
 // new event, and long before the shared reader's XREAD BLOCK would time out.
 func TestEventsLiveDelivery(t *testing.T) {
+	t.Parallel()
 	e := newTunedEnv(t, kuis.Tuning{FeedBlock: longBlock})
 	_, _, b := e.running(3)
 	ctx, cancel := context.WithCancel(e.ctx)
@@ -574,6 +578,7 @@ func waitBlockedInXread(ctx context.Context, e *env, name string) error {
 // ceil(duration/every)+1 boards, keeps refreshing (throttled, not
 // debounced), and ends with the final board after Finish.
 func TestLiveThrottled(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, m, b := e.running(1000)
 	ctx, cancel := context.WithTimeout(e.ctx, signalWait)
@@ -725,6 +730,7 @@ func idBefore(a, b string) bool {
 // log; half of them are slow and fall behind (a buffer of one batch), catch
 // up alone and join again. Each sees every answer once, in the log's order.
 func TestEventsSharedReaders(t *testing.T) {
+	t.Parallel()
 	const (
 		readers = 20
 		total   = 2_000

@@ -15,6 +15,7 @@ type Tuning struct {
 	RecapInParts bool          // Recap reads every quiz in parts
 	FeedBlock    time.Duration // how long one XREAD of the feed blocks
 	MemberBuffer int           // batches a feed reader may fall behind
+	FoldStep     int           // most pairs one course script folds or unfolds
 }
 
 // NewTuned is New with the tuning t.
@@ -37,6 +38,9 @@ func NewTuned(client rueidis.Client, t Tuning, opts ...Option) (*Store, error) {
 	}
 	if t.MemberBuffer > 0 {
 		tune.memberBuffer = t.MemberBuffer
+	}
+	if t.FoldStep > 0 {
+		tune.foldStep = t.FoldStep
 	}
 	return newStore(client, tune, opts...)
 }

@@ -36,6 +36,7 @@ var sentinels = []error{
 	ErrInvalidQuizID, ErrInvalidNamespace, ErrInvalidParticipant, ErrInvalidMeta, ErrInvalidQuestion,
 	ErrInvalidRange, ErrNoClient, ErrQuizExists, ErrQuizNotFound, ErrQuizFinished, ErrQuizRunning,
 	ErrNotOnBoard, ErrNoArchive, ErrCorrupt, ErrNeedsHashTag, ErrForbidden,
+	ErrInvalidCourseID, ErrConflict, ErrInvalidTeam,
 }
 
 // matched lists the sentinels err wraps.
@@ -434,10 +435,11 @@ func FuzzRecapCSV(f *testing.F) {
 // the key it was given.
 func FuzzReplyError(f *testing.F) {
 	codes := []string{"KUIS_NOTFOUND", "KUIS_FINISHED", "KUIS_RUNNING", "KUIS_EXISTS", "KUIS_QUESTION",
-		"KUIS_CORRUPT", "KUIS_FORBIDDEN", "NOPERM", "WRONGTYPE", "ERR", "OOM", "NOSCRIPT"}
+		"KUIS_CORRUPT", "KUIS_FORBIDDEN", "NOPERM", "WRONGTYPE", "ERR", "OOM", "NOSCRIPT", "KUIS_CONFLICT"}
 	mapping := map[string]error{"KUIS_NOTFOUND": ErrQuizNotFound, "KUIS_FINISHED": ErrQuizFinished,
 		"KUIS_RUNNING": ErrQuizRunning, "KUIS_EXISTS": ErrQuizExists, "KUIS_QUESTION": ErrInvalidQuestion,
-		"KUIS_CORRUPT": ErrCorrupt, "KUIS_FORBIDDEN": ErrForbidden, "NOPERM": ErrForbidden, "WRONGTYPE": ErrCorrupt}
+		"KUIS_CORRUPT": ErrCorrupt, "KUIS_FORBIDDEN": ErrForbidden, "NOPERM": ErrForbidden, "WRONGTYPE": ErrCorrupt,
+		"KUIS_CONFLICT": ErrConflict}
 	f.Add(uint8(5), "ns:meta:q: field status is missing")
 	f.Add(uint8(255), "ERR user can't run this command")
 	_, client := redistest.Miniredis(f)

@@ -133,6 +133,7 @@ func (e *env) replace(key, typ string) {
 // (each write gets a fresh quiz, broken the same way). Audit reports the
 // row's violation, on the broken key.
 func TestHostileDataAnswersTypedAndRefusalsWriteNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	type row struct {
 		name     string
@@ -294,6 +295,7 @@ func hasViolation(v []kuis.Violation, key, rule string) bool {
 // counted, recapped and written to CSV without truncation, and still takes
 // answers.
 func TestHostileHugeBoardReadsWholeAndInOrder(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, b := e.running(5)
 	const n = 100_000
@@ -344,6 +346,7 @@ func TestHostileHugeBoardReadsWholeAndInOrder(t *testing.T) {
 // with ErrCorrupt naming the order set, cached or not, read in one script or
 // in parts; PurgeQuiz archives nothing and deletes nothing.
 func TestOrderSetNeverGivesScores(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, _ := e.reference()
 	e.finish(id)

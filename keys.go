@@ -3,8 +3,8 @@ package kuis
 import (
 	"fmt"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/kuisboard/kuis/internal/wire"
 )
 
 // Keys are the validated key names of one quiz. The zero value holds no keys;
@@ -145,11 +145,9 @@ func quizIDFromMeta(key string, o options) (string, bool) {
 
 // Limits on what callers may write. Each is checked before any I/O.
 const (
-	maxIDLen      = 64   // quiz IDs and namespaces (bytes): keys stay short
-	maxNameRunes  = 64   // participant names (characters)
-	maxStoredName = 256  // the bytes of the longest name (64 characters of 4 bytes)
-	maxTitleLen   = 200  // judul (bytes)
-	maxQuestions  = 1000 // jumlah_soal
+	maxIDLen     = 64  // quiz IDs and namespaces (bytes): keys stay short
+	maxNameRunes = 64  // participant names (characters)
+	maxTitleLen  = 200 // judul (bytes)
 )
 
 // validID reports whether s may be a quiz ID or a namespace: 1 to 64 bytes of
@@ -170,21 +168,6 @@ func validID(s string) bool {
 	return true
 }
 
-// validText reports whether s is non-empty valid UTF-8 of at most max bytes
-// without control characters: the rule for titles, and what a reader of
-// names already stored takes (names written before CleanParticipant's rule).
-func validText(s string, maxLen int) bool {
-	if len(s) == 0 || len(s) > maxLen || !utf8.ValidString(s) {
-		return false
-	}
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			return false
-		}
-	}
-	return true
-}
-
 func (q quiz) checkAnswer(participant string, question int) error {
 	if err := q.checkParticipant(participant); err != nil {
 		return err
@@ -196,12 +179,12 @@ func (q quiz) checkAnswer(participant string, question int) error {
 }
 
 func (q quiz) checkMeta(title string, questions int) error {
-	if !validText(title, maxTitleLen) {
+	if !wire.Text(title, maxTitleLen) {
 		return fmt.Errorf("%w: %s: title %s (want 1 to %d bytes of UTF-8 without control characters)",
 			ErrInvalidMeta, q.about(""), quote(title), maxTitleLen)
 	}
-	if questions < 1 || questions > maxQuestions {
-		return fmt.Errorf("%w: %s: %d questions (want 1 to %d)", ErrInvalidMeta, q.about(""), questions, maxQuestions)
+	if questions < 1 || questions > wire.MaxQuestions {
+		return fmt.Errorf("%w: %s: %d questions (want 1 to %d)", ErrInvalidMeta, q.about(""), questions, wire.MaxQuestions)
 	}
 	return nil
 }

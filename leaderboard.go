@@ -226,15 +226,28 @@ func (b *Board) Len(ctx context.Context) (int64, error) {
 }
 
 // rangeByRank reads positions start..stop (inclusive, -1 = the end) with
-// scores and both ranks. It reads one position more above start, to see
-// whether the page starts inside a group of equal scores.
+// scores and both ranks.
 func (b *Board) rangeByRank(ctx context.Context, start, stop int64) ([]Standing, error) {
+	return rangeByRank(ctx, b.q.keys.board, start, stop, func(from, stop int64) ([]rueidis.ZScore, error) {
+		_, zs, err := b.ranged(ctx, from, stop)
+		return zs, err
+	}, b.higher)
+}
+
+// rangeByRank reads positions start..stop (inclusive, -1 = the end) of the
+// sorted set key with scores and both ranks, through read (the positions
+// from..stop in the reads' order) and higher (how many members have more
+// points), for a quiz's board and a course's alike. It reads one position
+// more above start, to see whether the page starts inside a group of equal
+// scores.
+func rangeByRank(ctx context.Context, key string, start, stop int64, read func(from, stop int64) ([]rueidis.ZScore, error),
+	higher func(context.Context, int64) (int64, error)) ([]Standing, error) {
 	from := max(0, start-1)
-	_, zs, err := b.ranged(ctx, from, stop)
+	zs, err := read(from, stop)
 	if err != nil {
 		return nil, err
 	}
-	all, err := decodeStandings(b.q.keys.board, zs, int(from)+1)
+	all, err := decodeStandings(key, zs, int(from)+1)
 	if err != nil {
 		return nil, err
 	}
@@ -246,13 +259,13 @@ func (b *Board) rangeByRank(ctx context.Context, start, stop int64) ([]Standing,
 	}
 	page := all[1:]
 	if above := all[0]; above.Score == page[0].Score {
-		higher, err := b.higher(ctx, above.Score)
+		n, err := higher(ctx, above.Score)
 		if err != nil {
 			return nil, err
 		}
 		// Cap at the rank above, as in standing: a write between the two
 		// round trips must not make a rank smaller than its competition rank.
-		first := int(min(higher, int64(above.Rank-1))) + 1
+		first := int(min(n, int64(above.Rank-1))) + 1
 		for i := range page {
 			if page[i].CompetitionRank != above.CompetitionRank {
 				break

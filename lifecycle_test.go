@@ -19,6 +19,7 @@ import (
 // miniredis the clock stands still from the old quiz's answer on, so the new
 // quiz's entries share that answer's millisecond.
 func TestEventsEndWhenTheQuizIsPurgedAndCreatedAgain(t *testing.T) {
+	t.Parallel()
 	e := clockEnv(t)
 	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
 	defer cancel()
@@ -89,6 +90,7 @@ func TestEventsEndWhenTheQuizIsPurgedAndCreatedAgain(t *testing.T) {
 // a resume position of an earlier quiz of the same ID still ends the feed
 // (TestEventsEndWhenTheQuizIsPurgedAndCreatedAgain).
 func TestEventsFromZeroReadTheQuizFromItsStart(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
 	defer cancel()
@@ -110,6 +112,7 @@ func TestEventsFromZeroReadTheQuizFromItsStart(t *testing.T) {
 // with answers, all within one interval; it never yields the new quiz's
 // board as the old one's.
 func TestLiveEndsWhenTheQuizIsPurgedAndCreatedAgain(t *testing.T) {
+	t.Parallel()
 	e := clockEnv(t)
 	ctx, cancel := context.WithTimeout(e.ctx, time.Minute)
 	defer cancel()
@@ -155,6 +158,7 @@ func TestLiveEndsWhenTheQuizIsPurgedAndCreatedAgain(t *testing.T) {
 // a result or ErrCorrupt, however the pages fall: Audit, Repair and Recap
 // read in parts, and the feed of the quiz once finished.
 func TestLogIDsNearTheEnd(t *testing.T) {
+	t.Parallel()
 	const top = "18446744073709551615"
 	for _, pageSize := range []int64{1, 2, 3} {
 		t.Run(fmt.Sprintf("pages of %d", pageSize), func(t *testing.T) {
@@ -208,6 +212,7 @@ func TestLogIDsNearTheEnd(t *testing.T) {
 // pulls the first value knows whether to answer 200 before it writes
 // headers.
 func TestFeedsRefuseBeforeTheyBlock(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rec := newRecorder(e.client)
 	s := e.storeOn(rec)

@@ -18,6 +18,7 @@ func fiveKeys(k kuis.Keys) []string {
 }
 
 func TestMetaCreate(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := quizID()
 	k := e.keys(id)
@@ -42,6 +43,7 @@ func TestMetaCreate(t *testing.T) {
 // TestMetaCreateRefusesAnyExistingKey: a key of the quiz, any of the five,
 // of any type, makes Create refuse, and nothing is overwritten.
 func TestMetaCreateRefusesAnyExistingKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		setup func(e *env, id string, k kuis.Keys)
@@ -82,6 +84,7 @@ func TestMetaCreateRefusesAnyExistingKey(t *testing.T) {
 }
 
 func TestMetaCreateValidates(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		title     string
 		questions int
@@ -126,6 +129,7 @@ func TestMetaCreateValidates(t *testing.T) {
 // else is ErrQuizNotFound, or ErrCorrupt naming the key and the field. Status
 // looks at the status field only. Reads change nothing.
 func TestMetaReads(t *testing.T) {
+	t.Parallel()
 	good := []string{"judul", "Kuis", "jumlah_soal", "3", "status", "berjalan"}
 	hset := func(fields ...string) func(e *env, k kuis.Keys) {
 		return func(e *env, k kuis.Keys) {
@@ -198,6 +202,7 @@ func TestMetaReads(t *testing.T) {
 // changes nothing, and every refusal leaves the keys as they were; a missing
 // quiz is not created.
 func TestMetaFinish(t *testing.T) {
+	t.Parallel()
 	create := func(e *env, id string, _ kuis.Keys) {
 		if err := e.meta(id).Create(e.ctx, "Kuis", 3); err != nil {
 			e.t.Fatal(err)
@@ -250,6 +255,7 @@ func TestMetaFinish(t *testing.T) {
 // TestMetaStatusWhileCreateLands: Status read while Create lands is ErrQuizNotFound or berjalan, never ErrCorrupt, also through
 // the client-side cache filled with "no such quiz" just before.
 func TestMetaStatusWhileCreateLands(t *testing.T) {
+	t.Parallel()
 	for _, cache := range []time.Duration{0, time.Minute} {
 		e := newEnv(t)
 		reader := e.storeOn(e.client, kuis.WithClientCache(cache))

@@ -421,7 +421,7 @@ type writing struct {
 
 // add takes in r and says how the name now mixes scripts, or "".
 func (s *scriptSet) add(r rune) string {
-	if r < utf8.RuneSelf && !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z') {
+	if r < utf8.RuneSelf && (r < 'A' || 'Z' < r && r < 'a' || 'z' < r) {
 		return "" // ASCII's letters are Latin, the rest Common
 	}
 	for _, seen := range s.seen[:s.n] {

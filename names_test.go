@@ -41,6 +41,7 @@ func mixes(a, b, c, d string) string {
 // joiners at the ends or joining nothing, U+FE0F after no emoji, more than
 // 64 characters. Cleaning a clean name returns it unchanged.
 func TestCleanParticipant(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string // want "" for a refusal
 		problem  string // what the refusal says of the name
@@ -212,6 +213,7 @@ var classNames = []struct{ what, name string }{
 // writes and with emoji, are clean as typed, and every method takes them
 // and reads them back byte for byte.
 func TestClassNamesStay(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	_, _, b := e.running(1)
 	for _, c := range classNames {
@@ -235,6 +237,7 @@ func TestClassNamesStay(t *testing.T) {
 // library, whatever they hold, still read back through Standings and Page,
 // and Audit names each that breaks the rule.
 func TestNamesAreNeverCleanedSilently(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, b := e.running(3)
 	k := e.keys(id)

@@ -19,6 +19,7 @@ import (
 // PurgeQuiz deletes nothing and never calls archive. A title that is not UTF-8
 // is refused the same way, whether the quiz is read in one script or in parts.
 func TestRecapRefusesNamesThatJSONWouldChange(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tests := []struct {
 		name  string
@@ -68,6 +69,7 @@ func TestRecapRefusesNamesThatJSONWouldChange(t *testing.T) {
 // placed below 2,047 by TiesByTime); Get, Summary, Answered, Recap, Repair
 // and the feed answer ErrCorrupt naming jumlah_soal, and Audit reports it.
 func TestQuestionCountAboveCreatesLimitIsCorrupt(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, kuis.WithTies(kuis.TiesByTime))
 	for _, count := range []string{"1001", "3000", "999999999999999"} {
 		t.Run(count, func(t *testing.T) {
@@ -111,6 +113,7 @@ func TestQuestionCountAboveCreatesLimitIsCorrupt(t *testing.T) {
 // contract allows is refused, by the scripts and by the Go side, with its
 // value printed in full, not in exponent form.
 func TestRefusalsPrintWholeNumbers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if q, err := strconv.Atoi("1000000000000000"); err == nil { // not on 32-bit builds
 		_, _, bb := e.running(3)
@@ -144,6 +147,7 @@ func TestRefusalsPrintWholeNumbers(t *testing.T) {
 // score, it is refused (ErrCorrupt saying so, nothing written), alone or in
 // a run of several answers.
 func TestScoreBoundsAreOneRule(t *testing.T) {
+	t.Parallel()
 	const top = 1<<53 - 2
 	e := newEnv(t)
 	tests := []struct {

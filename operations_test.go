@@ -2,6 +2,7 @@ package kuis_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"regexp"
 	"slices"
@@ -20,6 +21,7 @@ import (
 // TestOperationsTableIsThePackageDoc: doc.go shows the operations table the
 // library's ACLRules are made from, line for line.
 func TestOperationsTableIsThePackageDoc(t *testing.T) {
+	t.Parallel()
 	src, err := os.ReadFile("doc.go")
 	if err != nil {
 		t.Fatal(err)
@@ -37,6 +39,7 @@ func TestOperationsTableIsThePackageDoc(t *testing.T) {
 // each script are exactly those its source calls, with the prelude's helpers
 // it uses, so that ACLRules grants what the scripts need and no more.
 func TestScriptCommandsAreWhatTheScriptsCall(t *testing.T) {
+	t.Parallel()
 	table := kuis.ScriptCommands()
 	prelude, err := os.ReadFile("internal/script/prelude.lua")
 	if err != nil {
@@ -137,6 +140,7 @@ func luaCommands(src string, helpers map[string]string) []string {
 // sent: a method sends no command its row leaves out (ACLRules would not
 // grant it), and every plain command a row lists is sent by some path.
 func TestOperationsSendWhatTheTableSays(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	rec := newRecorder(e.client)
 	sends, listed := kuis.OperationSends(), kuis.OperationCommands()
@@ -224,6 +228,58 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 		done, _, _ := e.reference()
 		e.finish(done)
 		_, err := s.PurgeQuiz(e.ctx, done, func(context.Context, kuis.Recap) error { return nil })
+		return err
+	})
+	// Courses: the quiz folded, by each store (the first folds, the others
+	// find it folded), then every read, team boards, and the operator's writes.
+	recap, err := e.store.Recap(e.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	course := func(s *kuis.Store) *kuis.Course {
+		c, err := s.Course("ipa-8a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	ck := course(e.store).Keys()
+	teams := []kuis.Team{{Name: "Merah", Members: []string{"Ali", "Budi"}}, {Name: "Biru", Members: []string{"Citra", "Dewi", "Zahra"}}}
+	do("Course.Fold", func(s *kuis.Store) error { _, err := course(s).Fold(e.ctx, recap); return err })
+	do("Course.Unfold", func(s *kuis.Store) error { _, err := course(s).Unfold(e.ctx, id); return err })
+	if _, err := course(e.store).Fold(e.ctx, recap); err != nil {
+		t.Fatal(err)
+	}
+	do("Course.Standings", func(s *kuis.Store) error { _, err := course(s).Standings(e.ctx); return err })
+	do("Course.Page", func(s *kuis.Store) error { _, err := course(s).Page(e.ctx, 3, 2); return err })
+	do("Course.Around", func(s *kuis.Store) error { _, err := course(s).Around(e.ctx, "Dewi", 1); return err })
+	do("Course.Standing", func(s *kuis.Store) error { _, err := course(s).Standing(e.ctx, "Budi"); return err })
+	do("Course.Len", func(s *kuis.Store) error { _, err := course(s).Len(e.ctx); return err })
+	do("Course.Quizzes", func(s *kuis.Store) error { _, err := course(s).Quizzes(e.ctx); return err })
+	do("Course.Teams", func(s *kuis.Store) error { _, err := course(s).Teams(e.ctx, teams, kuis.TeamMean); return err })
+	do("Board.Teams", func(s *kuis.Store) error {
+		b, _ := quiz(s, id)
+		_, err := b.Teams(e.ctx, teams, kuis.TeamSum)
+		return err
+	})
+	do("Course.Recap", func(s *kuis.Store) error { _, err := course(s).Recap(e.ctx); return err })
+	do("Course.Audit", func(s *kuis.Store) error { _, err := course(s).Audit(e.ctx); return err })
+	do("Course.Repair", func(s *kuis.Store) error {
+		e.mustRaw("ZADD", ck.Board(), "70", "Dewi", "10", "Zahra")
+		_, err := course(s).Repair(e.ctx)
+		return err
+	})
+	// What fails after reading leaves its connection as it found it.
+	e.mustRaw("HSET", ck.Ledger(), "bukan-kuis", "10")
+	run("Course.Recap", true, func(s *kuis.Store) error { _, err := course(s).Recap(e.ctx); return err })
+	run("Course.Repair", true, func(s *kuis.Store) error { _, err := course(s).Repair(e.ctx); return err })
+	e.mustRaw("HDEL", ck.Ledger(), "bukan-kuis")
+	run("Course.Purge", true, func(s *kuis.Store) error {
+		_, err := course(s).Purge(e.ctx, func(context.Context, kuis.CourseRecap) error { return errors.New("disk full") })
+		return err
+	})
+	do("Course.Purge", func(s *kuis.Store) error {
+		_, err := course(s).Purge(e.ctx, func(context.Context, kuis.CourseRecap) error { return nil })
 		return err
 	})
 	// A read in parts that fails leaves its connection as it found it.

@@ -45,7 +45,8 @@ func WithHashTag() Option {
 }
 
 // WithClientCache serves the plain reads (Board.Standings, Page, Around,
-// Standing, Len; Meta.Get and Meta.Status) from rueidis' server-assisted
+// Standing, Len, Teams; Meta.Get and Meta.Status; Course.Standings, Page,
+// Around, Standing, Len, Teams) from rueidis' server-assisted
 // client-side cache for at most ttl: a read whose entries are all cached sends
 // nothing to the server. Redis invalidates cached entries when the keys
 // change, but asynchronously: a read right after a write, even the caller's
@@ -85,13 +86,14 @@ func WithTies(order TieOrder) Option {
 }
 
 // WithReplicas makes every write of the Store (Meta.Create, Meta.Finish,
-// Board.RecordAnswer and RecordAnswers, Store.Repair, Store.PurgeQuiz, and
-// every other script that writes) return only once n replicas acknowledge
-// it (Redis WAIT on the connection that wrote), or ErrNotReplicated after
+// Board.RecordAnswer and RecordAnswers, Store.Repair, Store.PurgeQuiz,
+// Course.Fold, Unfold, Repair and Purge) return only once n replicas
+// acknowledge it (Redis WAIT on the connection that wrote), or ErrNotReplicated after
 // timeout: the write was applied on the primary and may not survive a
 // failover; a retry is safe (an answer answers Duplicate). Reads never wait.
 //
-// One WAIT follows each round trip of script runs, not each answer: the
+// One WAIT follows each round trip of script runs (and a course's
+// transaction, on its own dedicated connection), not each answer: the
 // answers that share a RecordAnswer run, and the runs that one RecordAnswers
 // call pipelines, share it, so a busy quiz pays one wait per run. A round
 // trip whose runs all failed (an error reply for the whole script, such as

@@ -19,6 +19,7 @@ import (
 // Summary counts exactly the pairs counted, Answered lists each one's
 // questions, and the gradebook says the same as both.
 func TestSummaryAndAnsweredUnderDoubleTaps(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	const questions, class, writers = 5, 16, 64
 	id, _, b := e.running(questions)
@@ -122,6 +123,7 @@ func isSubset(a, b []int) bool {
 // whatever its other keys hold; a bad name is refused before any I/O;
 // malformed meta and an answers set of the wrong type are ErrCorrupt.
 func TestSummaryAndAnsweredRefuse(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	missing := quizID()
 	e.mustRaw("ZADD", e.keys(missing).Board(), "10", "Ali")
@@ -155,6 +157,7 @@ func TestSummaryAndAnsweredRefuse(t *testing.T) {
 // between the server's clock read just before and just after Finish, and is
 // zero while the quiz runs and for one finished without a finish entry.
 func TestFinishedAtIsTheServersTimeOfFinish(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, m, _ := e.reference()
 	if r, err := e.store.Recap(e.ctx, id); err != nil || !r.FinishedAt.IsZero() {
@@ -185,6 +188,7 @@ func TestFinishedAtIsTheServersTimeOfFinish(t *testing.T) {
 // whose keys are the contract's and the answers set only, whose grades
 // come from the answers set.
 func TestGradebookCSV(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, _ := e.reference()
 	e.mustRaw("ZADD", e.keys(id).Board(), "0", "Eka") // on the board without an answer

@@ -64,6 +64,7 @@ func gone(keys ...string) map[string]string {
 // namespace's quiz and keys that only look like the namespace, and expects
 // Purge to delete exactly the namespace's keys, on SCAN pages of 3 keys too.
 func TestPurge(t *testing.T) {
+	t.Parallel()
 	for _, tune := range []kuis.Tuning{{}, {ScanCount: 3}} {
 		e := newTunedEnv(t, tune)
 		var inside []string
@@ -112,6 +113,7 @@ func TestPurge(t *testing.T) {
 // page sizes, Purge deletes exactly the keys that start with "<ns>:". On
 // miniredis SCAN returns one page; a real server pages for real.
 func TestPurgeProperty(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewSource(20261130))
 	e := newEnv(t)
 	const alphabet = " *?[]\\:{}-_.aZ09\x00\xff"
@@ -159,6 +161,7 @@ func TestPurgeProperty(t *testing.T) {
 // TestQuizzes lists the quiz IDs of one namespace in either key form: sorted,
 // only those with a meta key in the store's form and a valid ID.
 func TestQuizzes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	meta := func(e *env, id string) {
 		e.mustRaw("HSET", e.ns+":meta:"+id, "judul", "Kuis", "jumlah_soal", "3", "status", "berjalan")
@@ -215,6 +218,7 @@ func TestQuizzes(t *testing.T) {
 // quiz whose recap was archived loses its keys (all five, or as many as it
 // has), and a neighbouring quiz of the namespace is never touched.
 func TestPurgeQuiz(t *testing.T) {
+	t.Parallel()
 	errArchive := errors.New("archive: bucket unreachable")
 	finished := func(e *env) string { id, _, _ := e.reference(); e.finish(id); return id }
 	reference := func(id string) kuis.Recap { return referenceRecap(id, kuis.StatusFinished) }
@@ -344,6 +348,7 @@ func TestPurgeQuiz(t *testing.T) {
 // also when the new quiz is created in the same millisecond as the old one
 // (miniredis's clock stands still here).
 func TestPurgeQuizDeletesOnlyTheQuizItArchived(t *testing.T) {
+	t.Parallel()
 	for _, sameMillisecond := range []bool{false, true} {
 		e := clockEnv(t)
 		id, m, b := e.reference()

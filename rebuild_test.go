@@ -17,6 +17,7 @@ import (
 // reading the whole board meanwhile (one ZRANGE each: atomic) must see either
 // every tampered score or none, never a board half repaired.
 func TestRepairRebuildIsOneStep(t *testing.T) {
+	t.Parallel()
 	const participants, tampered, readers = 1200, 600, 4
 	e := newEnv(t)
 	id, _, b := e.running(1)
@@ -88,6 +89,7 @@ func TestRepairRebuildIsOneStep(t *testing.T) {
 // take the repair keys from each other; each ends repaired or ErrBusy (nothing
 // replaced), at least one repairs, and no repair key is left behind.
 func TestRepairRebuildsRace(t *testing.T) {
+	t.Parallel()
 	const repairs = 4
 	e := newTunedEnv(t, kuis.Tuning{RepairStep: 1})
 	id, _, _ := e.reference()
@@ -126,6 +128,7 @@ func TestRepairRebuildsRace(t *testing.T) {
 // reported by Audit, deleted by the next Repair, whether it corrects in one
 // script or rebuilds (their members never reach the board), and by PurgeQuiz.
 func TestRepairLeftovers(t *testing.T) {
+	t.Parallel()
 	e := newTunedEnv(t, kuis.Tuning{RepairStep: 1})
 	id, _, _ := e.reference()
 	k := e.keys(id)

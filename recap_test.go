@@ -130,6 +130,7 @@ func TestRecap(t *testing.T) {
 }
 
 func TestRecapErrors(t *testing.T) {
+	t.Parallel()
 	byTime := []kuis.Option{kuis.WithTies(kuis.TiesByTime)}
 	tests := []struct {
 		name    string
@@ -167,6 +168,7 @@ func TestRecapErrors(t *testing.T) {
 }
 
 func TestRecapWriteCSV(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, _ := e.reference()
 	recap, err := e.store.Recap(e.ctx, id)
@@ -221,6 +223,7 @@ type failWriter struct{ err error }
 func (w failWriter) Write([]byte) (int, error) { return 0, w.err }
 
 func TestRecapJSON(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	from := time.Now()
 	id, _, _ := e.reference()

@@ -14,6 +14,7 @@ import (
 // TestReferenceSession replays the contract's reference session and checks
 // every reply the contract lists, and the keys it leaves.
 func TestReferenceSession(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := quizID()
 	m, b := e.meta(id), e.board(id)
@@ -91,6 +92,7 @@ func TestReferenceSession(t *testing.T) {
 // recaps in one script and in parts, follows its feed to the end once the
 // status says selesai, and is archived and purged.
 func TestContractOnlyQuiz(t *testing.T) {
+	t.Parallel()
 	for _, ties := range []kuis.TieOrder{kuis.TiesByName, kuis.TiesByTime} {
 		t.Run(fmt.Sprintf("ties %d", ties), func(t *testing.T) {
 			e := newEnv(t, kuis.WithTies(ties))

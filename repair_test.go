@@ -41,6 +41,7 @@ func checkClean(t *testing.T, e *env, id string) {
 // quiz exactly as the answers made it: board, answers and order set as
 // before the tampering, the log untouched.
 func TestRepair(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		tamper [][]string // commands on the board: name, then arguments
@@ -108,6 +109,7 @@ func TestRepair(t *testing.T) {
 // TestRepairRefusesWithoutMeta: a quiz without meta is ErrQuizNotFound, even
 // with a board, and nothing is written.
 func TestRepairRefusesWithoutMeta(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := quizID()
 	k := e.keys(id)
@@ -130,6 +132,7 @@ func TestRepairRefusesWithoutMeta(t *testing.T) {
 // Store until Repair places every participant without a time; a later,
 // timed answer with as many points then comes before them.
 func TestRepairLegacyQuiz(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id := quizID()
 	k := e.keys(id)
@@ -194,6 +197,7 @@ func (c hookedClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Red
 // participant at their time, whether Repair corrects in one script or
 // rebuilds the board.
 func TestRepairKeepsAnswersCountedMeanwhile(t *testing.T) {
+	t.Parallel()
 	for _, hook := range []string{"SSCAN", "XRANGE"} {
 		for _, rebuild := range []bool{false, true} {
 			t.Run(fmt.Sprintf("after %s, rebuild %v", hook, rebuild), func(t *testing.T) {
@@ -231,6 +235,7 @@ func repairMeanwhile(t *testing.T, hook string, rebuild bool) {
 // the last answer. Every score must end at exactly 10 x counted answers: a
 // Repair that wrote a count read before an answer landed would leave it short.
 func TestRepairWhileAnswering(t *testing.T) {
+	t.Parallel()
 	for _, rebuild := range []bool{false, true} {
 		t.Run(fmt.Sprintf("rebuild %v", rebuild), func(t *testing.T) { repairWhileAnswering(t, rebuild) })
 	}
@@ -318,6 +323,7 @@ func repairWhileAnswering(t *testing.T, rebuild bool) {
 // recounts only 2 participants; 45 tampered participants are more, so Repair
 // rebuilds the board, and every one of them is corrected and reported.
 func TestRepairInChunks(t *testing.T) {
+	t.Parallel()
 	const participants = 45
 	e := newEnv(t)
 	id, _, b := e.running(1000)
@@ -351,6 +357,7 @@ func TestRepairInChunks(t *testing.T) {
 // Correction: only the participants whose board entry differed from 10 x
 // their counted answers are reported, in one script and by a rebuild.
 func TestRepairReportsOnlyWhatWasWrong(t *testing.T) {
+	t.Parallel()
 	for _, rebuild := range []bool{false, true} {
 		t.Run(fmt.Sprintf("rebuild %v", rebuild), func(t *testing.T) {
 			e := newTunedEnv(t, repairStep(rebuild))

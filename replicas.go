@@ -60,7 +60,7 @@ func (s *Store) runWaitedOn(ctx context.Context, sc script.Script, execs []rueid
 		ran := dedicated(ctx, node, func(c rueidis.DedicatedClient) {
 			out = evalScript(ctx, c, sc, round)
 			if slices.ContainsFunc(out, func(r rueidis.RedisResult) bool { return r.Error() == nil }) {
-				acked = c.Do(ctx, c.B().Wait().Numreplicas(int64(s.opts.replicas)).Timeout(waitMillis(s.opts.replicaWait)).Build())
+				acked = c.Do(ctx, s.waitCmd(c))
 			}
 		})
 		if !ran {
@@ -128,6 +128,22 @@ func dedicated(ctx context.Context, node rueidis.Client, fn func(rueidis.Dedicat
 		<-done // fn runs under ctx, which has ended: it returns at once
 		return true
 	}
+}
+
+// waitCmd is the WAIT that follows writes on c.
+func (s *Store) waitCmd(c rueidis.CommandClient) rueidis.Completed {
+	return c.B().Wait().Numreplicas(int64(s.opts.replicas)).Timeout(waitMillis(s.opts.replicaWait)).Build()
+}
+
+// awaitReplicas is, with WithReplicas, WAIT on conn after writes a call sent
+// on it that are no script run (a course's MULTI/EXEC): nil once enough
+// replicas acknowledged them, else the *notReplicated error. Without the
+// option it sends nothing and returns nil.
+func (s *Store) awaitReplicas(ctx context.Context, conn rueidis.DedicatedClient) error {
+	if s.opts.replicas == 0 {
+		return nil
+	}
+	return s.acknowledged(rueidis.RedisResult{}, conn.Do(ctx, s.waitCmd(conn))).Error()
 }
 
 // waitMillis is WAIT's timeout argument for d: whole milliseconds, rounded up.

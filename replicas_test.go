@@ -205,6 +205,11 @@ func TestReplicasOnOwnServers(t *testing.T) {
 		id := quizID()
 		b, m := handles(t, st, id)
 		k, _ := st.Keys(id)
+		course, err := st.Course("kursus-" + id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recap kuis.Recap
 		mon := startMonitor(t, primary)
 		var batch []kuis.AnswerInput
 		for q := 1; q <= 40; q++ {
@@ -235,7 +240,21 @@ func TestReplicasOnOwnServers(t *testing.T) {
 				return err
 			}},
 			{"Meta.Finish", 1, func() error { return m.Finish(ctx) }},
-			{"Store.Recap", 0, func() error { _, err := st.Recap(ctx, id); return err }},
+			{"Store.Recap", 0, func() error { recap, err = st.Recap(ctx, id); return err }},
+			{"Course.Fold", -1, func() error { _, err := course.Fold(ctx, recap); return err }},
+			{"Course.Recap", 0, func() error { _, err := course.Recap(ctx); return err }},
+			{"Course.Repair", -1, func() error {
+				if _, err := primary.Do("ZADD", course.Keys().Board(), "990", "Ali"); err != nil {
+					return err
+				}
+				_, err := course.Repair(ctx)
+				return err
+			}},
+			{"Course.Unfold", -1, func() error { _, err := course.Unfold(ctx, id); return err }},
+			{"Course.Purge", -1, func() error {
+				_, err := course.Purge(ctx, func(context.Context, kuis.CourseRecap) error { return nil })
+				return err
+			}},
 			{"Store.PurgeQuiz", 1, func() error {
 				_, err := st.PurgeQuiz(ctx, id, func(context.Context, kuis.Recap) error { return nil })
 				return err
@@ -407,13 +426,22 @@ func countOf(s []string, v string) int {
 	return n
 }
 
-// writesThenWait checks one connection's commands: every EVALSHA or EVAL (a
-// script that writes; the read-only ones run as EVALSHA_RO) is followed by
-// WAIT before any other command, and every WAIT follows such a run.
+// writesThenWait checks one connection's commands: every write, an EVALSHA
+// or EVAL (a script that writes; the read-only ones run as EVALSHA_RO) or an
+// EXEC of a transaction that queued commands (the library's transactions
+// queue only writes), is followed by WAIT before any other command, and
+// every WAIT follows a write.
 func writesThenWait(cmds []string) error {
 	pending := false
+	multi := -1 // the position of the MULTI of a transaction under way
 	for i, c := range cmds {
 		switch c = strings.ToUpper(c); {
+		case c == "MULTI":
+			multi = i
+		case c == "EXEC":
+			pending = pending || multi >= 0 && i > multi+1
+			multi = -1
+		case multi >= 0: // queued
 		case c == "EVALSHA" || c == "EVAL":
 			pending = true
 		case c == "WAIT" && !pending:

@@ -66,7 +66,7 @@ type parts struct{ meta, board, order, answers, log bool }
 // COUNT pageSize. The pages are of different moments. A key of the wrong
 // type is ErrCorrupt.
 func (q quiz) readPages(ctx context.Context, c rueidis.CommandClient, p parts) (snapshot, error) {
-	k := q.keys
+	k, pages := q.keys, q.pager(c)
 	var s snapshot
 	var err error
 	if p.meta {
@@ -79,17 +79,17 @@ func (q quiz) readPages(ctx context.Context, c rueidis.CommandClient, p parts) (
 		s.setMeta(q, nil)
 	}
 	if p.board {
-		if s.board, err = q.scanSorted(ctx, c, k.board); err != nil {
+		if s.board, err = pages.sorted(ctx, k.board); err != nil {
 			return s, err
 		}
 	}
 	if p.order {
-		if s.order, err = q.scanSorted(ctx, c, k.order); err != nil {
+		if s.order, err = pages.sorted(ctx, k.order); err != nil {
 			return s, err
 		}
 	}
 	if p.answers {
-		if s.members, err = q.scanMembers(ctx, c, k.answers); err != nil {
+		if s.members, err = pages.members(ctx, k.answers); err != nil {
 			return s, err
 		}
 	}
@@ -126,12 +126,26 @@ func (q quiz) readLog(ctx context.Context, c rueidis.CommandClient, s *snapshot)
 	}
 }
 
-// scanMembers reads a set whole with SSCAN pages on c, each member once
-// (SSCAN may return one twice), sorted.
-func (q quiz) scanMembers(ctx context.Context, c rueidis.CommandClient, key string) ([]string, error) {
+// pager reads whole keys in pages of a SCAN-family command on one
+// connection, COUNT pageSize each, so that no step holds the server long:
+// the one paged reader of a quiz's and a course's keys.
+type pager struct {
+	c       rueidis.CommandClient
+	count   int64
+	subject string // whose keys, as error messages name it
+}
+
+// pager is a pager of the quiz's keys on c.
+func (q quiz) pager(c rueidis.CommandClient) pager {
+	return pager{c: c, count: q.s.tune.pageSize, subject: q.about("")}
+}
+
+// members reads a set whole with SSCAN, each member once (SSCAN may return
+// one twice), sorted.
+func (p pager) members(ctx context.Context, key string) ([]string, error) {
 	var members []string
-	err := q.scanPages(ctx, c, key, func(cursor uint64) rueidis.Completed {
-		return c.B().Sscan().Key(key).Cursor(cursor).Count(q.s.tune.pageSize).Build()
+	err := p.scan(ctx, key, func(cursor uint64) rueidis.Completed {
+		return p.c.B().Sscan().Key(key).Cursor(cursor).Count(p.count).Build()
 	}, func(page []string) error {
 		members = append(members, page...)
 		return nil
@@ -140,12 +154,27 @@ func (q quiz) scanMembers(ctx context.Context, c rueidis.CommandClient, key stri
 	return slices.Compact(members), err
 }
 
-// scanSorted reads a sorted set whole with ZSCAN pages on c and returns it
-// in ZRANGE ... REV's order: by score, then by name, both descending.
-func (q quiz) scanSorted(ctx context.Context, c rueidis.CommandClient, key string) ([]rueidis.ZScore, error) {
+// fields reads the fields of a hash that match pattern with HSCAN, each
+// once (HSCAN may return one twice).
+func (p pager) fields(ctx context.Context, key, pattern string) (map[string]string, error) {
+	fields := map[string]string{}
+	err := p.scan(ctx, key, func(cursor uint64) rueidis.Completed {
+		return p.c.B().Hscan().Key(key).Cursor(cursor).Match(pattern).Count(p.count).Build()
+	}, func(flat []string) error {
+		for i := 0; i+1 < len(flat); i += 2 {
+			fields[flat[i]] = flat[i+1]
+		}
+		return nil
+	})
+	return fields, err
+}
+
+// sorted reads a sorted set whole with ZSCAN and returns it in ZRANGE ...
+// REV's order: by score, then by name, both descending.
+func (p pager) sorted(ctx context.Context, key string) ([]rueidis.ZScore, error) {
 	scores := map[string]float64{}
-	err := q.scanPages(ctx, c, key, func(cursor uint64) rueidis.Completed {
-		return c.B().Zscan().Key(key).Cursor(cursor).Count(q.s.tune.pageSize).Build()
+	err := p.scan(ctx, key, func(cursor uint64) rueidis.Completed {
+		return p.c.B().Zscan().Key(key).Cursor(cursor).Count(p.count).Build()
 	}, func(flat []string) error {
 		for i := 0; i+1 < len(flat); i += 2 {
 			f, err := strconv.ParseFloat(flat[i+1], 64)
@@ -169,13 +198,13 @@ func (q quiz) scanSorted(ctx context.Context, c rueidis.CommandClient, key strin
 	return zs, nil
 }
 
-// scanPages runs a SCAN-family command on c from cursor 0 until it is 0 again.
-func (q quiz) scanPages(ctx context.Context, c rueidis.CommandClient, key string, cmd func(uint64) rueidis.Completed, page func([]string) error) error {
+// scan runs a SCAN-family command from cursor 0 until it is 0 again.
+func (p pager) scan(ctx context.Context, key string, cmd func(uint64) rueidis.Completed, page func([]string) error) error {
 	var cursor uint64
 	for {
-		entry, err := sendOne(ctx, c, cmd(cursor)).AsScanEntry()
+		entry, err := sendOne(ctx, p.c, cmd(cursor)).AsScanEntry()
 		if err != nil {
-			return q.fail(err, "", key)
+			return replyError(err, p.subject, key)
 		}
 		if err := page(entry.Elements); err != nil {
 			return err

@@ -15,6 +15,7 @@ import (
 // cancelled answers, feeds, a Live board and a Repair on a Store of its own,
 // and checks every field of its Stats.
 func TestStatsCountAKnownMix(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.storeOn(e.client)
 	id, _, _ := e.running(3)
@@ -92,6 +93,7 @@ func TestStatsCountAKnownMix(t *testing.T) {
 // TestStatsQueuedIsTheAnswersWaiting: with the runs in flight held, a call
 // waits; Queued counts it, and counts nothing once it has been sent.
 func TestStatsQueuedIsTheAnswersWaiting(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	hc := newHoldClient(e.client)
 	s := e.storeOn(hc)
@@ -119,6 +121,7 @@ func TestStatsQueuedIsTheAnswersWaiting(t *testing.T) {
 // 4 questions, each pair sent by 16 of them; every answer is counted once, as
 // new or as a repeat, in runs that together carry every answer.
 func TestStatsUnderConcurrentDoubleTaps(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	s := e.storeOn(e.client)
 	id, _, _ := e.running(4)

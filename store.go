@@ -38,6 +38,7 @@ type tuning struct {
 	feedBlock    time.Duration // how long one XREAD of the feed blocks before it checks the status
 	feedGap      time.Duration // least time between two XREADs of one feed hub
 	memberBuffer int           // batches a feed reader may fall behind before it catches up alone
+	foldStep     int           // most (quiz, participant) pairs one course script folds or unfolds
 }
 
 var defaultTuning = tuning{
@@ -48,14 +49,16 @@ var defaultTuning = tuning{
 	feedBlock:    5 * time.Second,
 	feedGap:      5 * time.Millisecond,
 	memberBuffer: 64,
+	foldStep:     250,
 }
 
 // New validates the client and the options and returns a Store. Its one
 // I/O is a question to the server of a client that is not a cluster client
-// (CLUSTER INFO, bounded by 2 seconds; a server that does not answer passes):
-// is it a Redis Cluster node? With WithReplicas it also sends ROLE to every
-// node of the client, for up to 10 s in all, and refuses more replicas than
-// a primary has. Errors: ErrNoClient for a nil client, ErrInvalidNamespace,
+// (CLUSTER INFO, bounded by half a second; a server that does not answer in
+// time passes, and is refused at its first MOVED reply instead): is it a
+// Redis Cluster node? With WithReplicas it also sends ROLE to every node of
+// the client, for up to 10 s in all, and refuses more replicas than a
+// primary has. Errors: ErrNoClient for a nil client, ErrInvalidNamespace,
 // ErrInvalidOption, ErrNeedsHashTag for a Redis Cluster client without
 // WithHashTag (the library's scripts take several keys of a quiz, which must
 // share a slot), and ErrNeedsClusterClient for a cluster node reached through
@@ -101,7 +104,7 @@ func newStore(client rueidis.Client, tune tuning, opts ...Option) (*Store, error
 }
 
 // probeTimeout bounds New's one question to the server.
-const probeTimeout = 2 * time.Second
+const probeTimeout = 500 * time.Millisecond
 
 // clusterNode reports whether the server of a client that is not a cluster
 // client says it is a Redis Cluster node (CLUSTER INFO answers its state;

@@ -82,6 +82,7 @@ func TestNew(t *testing.T) {
 // call fails on the network, so an ErrInvalidQuizID proves the check came
 // before any I/O; the handles and Keys of a valid ID need no server at all.
 func TestInvalidQuizIDBeforeIO(t *testing.T) {
+	t.Parallel()
 	m, client := redistest.Miniredis(t)
 	m.Close()
 	store, err := kuis.New(client)
@@ -117,6 +118,7 @@ func TestInvalidQuizIDBeforeIO(t *testing.T) {
 }
 
 func TestKeysNames(t *testing.T) {
+	t.Parallel()
 	_, client := redistest.Miniredis(t)
 	tests := []struct {
 		name string
@@ -153,6 +155,7 @@ func TestKeysNames(t *testing.T) {
 
 // TestLongestIDAndNamespaceRunALifeCycle: 64 bytes is allowed for both.
 func TestLongestIDAndNamespaceRunALifeCycle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.store = e.storeOn(e.client, kuis.WithNamespace((e.ns + strings.Repeat("n", 64))[:64])) // purged at cleanup
 	id := strings.Repeat("aZ9-_.", 11)[:64]
@@ -186,6 +189,7 @@ var sentinels = []error{
 // "…"), no Redis key but for ErrCorrupt, no part said twice, and exactly one
 // sentinel.
 func TestErrorMessages(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, m, b := e.running(3)
 	q := strconv.Quote(id)

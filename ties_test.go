@@ -213,6 +213,7 @@ func timedBoard(e *env) (id string, byName, byTime []kuis.Standing) {
 // Store gives each order exactly, in every read, with the same competition
 // ranks; pages and windows that start inside a group of equal scores too.
 func TestTiesOnEveryRead(t *testing.T) {
+	t.Parallel()
 	e := clockEnv(t)
 	id, byName, byTime := timedBoard(e)
 	k := e.keys(id)
@@ -225,6 +226,7 @@ func TestTiesOnEveryRead(t *testing.T) {
 // each participant at the time of their latest answer; and reaching a rival's
 // score later puts a participant behind them, whatever the names.
 func TestTiesByTimeFollowsTheServerClock(t *testing.T) {
+	t.Parallel()
 	e := clockEnv(t)
 	id, _, b := e.running(3)
 	k := e.keys(id)
@@ -291,6 +293,7 @@ func TestTiesByTimeFollowsTheServerClock(t *testing.T) {
 // after Finish, writes nothing: the log, the order set and the time order
 // stay as they were.
 func TestDuplicateKeepsAnswerTime(t *testing.T) {
+	t.Parallel()
 	e := clockEnv(t)
 	id, _, b := e.running(2)
 	playInTurn(e, b, turn{"Ali", 1}, turn{"Zahra", 1})
@@ -349,6 +352,7 @@ func TestDuplicateKeepsAnswerTime(t *testing.T) {
 // have the same millisecond (written raw: a real server rarely gives it on
 // demand) are in name order, reverse byte order, as with TiesByName.
 func TestEqualTimesFallBackToNameOrder(t *testing.T) {
+	t.Parallel()
 	e := clockEnv(t)
 	id, _, b := e.running(2)
 	playInTurn(e, b, turn{"Ali", 1}, turn{"Zahra", 1}, turn{"Budi", 2})
@@ -372,6 +376,7 @@ func TestEqualTimesFallBackToNameOrder(t *testing.T) {
 // Store; Repair, which changes no score, puts every place back where the log
 // says, and time order returns.
 func TestTiesByTimeFallsBackUntilRepair(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		tamper func(e *env, k kuis.Keys)

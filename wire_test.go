@@ -23,6 +23,7 @@ import (
 // corrects in one script (Lua recounts) or rebuilds (Go counts), leaves the
 // same board and order set, which Audit then finds sound.
 func TestQuestionNumbersHaveOneRule(t *testing.T) {
+	t.Parallel()
 	for _, form := range []string{"04", "+4", "4 ", "6"} {
 		t.Run(strconv.Quote(form), func(t *testing.T) {
 			var boards []map[string]string
@@ -88,6 +89,7 @@ func TestQuestionNumbersHaveOneRule(t *testing.T) {
 // makes every later answer ErrCorrupt naming the log, with nothing written,
 // so every TiesByTime read keeps working; Audit reports the entry.
 func TestLogPastThePlacesTimeTakesNoAnswer(t *testing.T) {
+	t.Parallel()
 	for _, at := range []string{"5000000000000-0", "4398046511104-0", "18446744073709551615-0"} {
 		t.Run(at, func(t *testing.T) {
 			e := newEnv(t, kuis.WithTies(kuis.TiesByTime))
@@ -126,6 +128,7 @@ func TestLogPastThePlacesTimeTakesNoAnswer(t *testing.T) {
 // ErrCorrupt naming the order set; Audit reports it, and Repair mends it, so
 // that every read works again afterwards.
 func TestOrderPlaceOutOfRangeIsMended(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ name, at, place string }{
 		{"one answer less", "5000000000000-0", strconv.FormatInt(2*(1<<42)-1-5000000000000, 10)},
 		{"negative", "18446744073709551615-0", "-9223372036854775808"},
@@ -175,6 +178,7 @@ func TestOrderPlaceOutOfRangeIsMended(t *testing.T) {
 // per-question results and Answered all say what the answers set says, and
 // Audit reports the entry.
 func TestAnswersSetDecidesTheGrades(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	id, _, b := e.running(3)
 	for _, q := range []int{1, 2} {

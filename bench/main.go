@@ -51,6 +51,8 @@ type config struct {
 	live bool
 	// -replicas: the writes with and without WithReplicas only.
 	replicas bool
+	// -course: course folds and team boards only.
+	course bool
 }
 
 func parseFlags() config {
@@ -76,6 +78,7 @@ func parseFlags() config {
 	flag.IntVar(&c.repairTampered, "repair-tampered", 10_000, "-stalls: scores tampered with before Repair")
 	flag.BoolVar(&c.live, "live", false, "only measure the feed (Board.Events) and the live board (Board.Live)")
 	flag.BoolVar(&c.replicas, "replicas", false, "only measure the writes with and without WithReplicas(1, ...); -addr must be a primary with a replica")
+	flag.BoolVar(&c.course, "course", false, "only measure Course.Fold of quizzes of 1,000 and 10,000 participants and Board.Teams of 30 teams of 30")
 	flag.Parse()
 	return c
 }
@@ -131,6 +134,9 @@ func run() error {
 	}
 	if cfg.replicas {
 		return r.replicas(os.Stdout)
+	}
+	if cfg.course {
+		return r.course(os.Stdout)
 	}
 	res, labels, err := r.all(cfg)
 	if err != nil {

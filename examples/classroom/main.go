@@ -11,12 +11,14 @@
 // refused, the recap is printed with the hardest question and written as
 // three CSVs (the standings, the gradebook of each student's questions, and
 // every answer with the server's time), Audit checks the keys against the
-// contract, and PurgeQuiz archives the recap to a JSON file before deleting
-// the keys. Last, the program checks the recap against the plan of the
-// class, kept apart from Redis: each student's points and gradebook row are
-// exactly their distinct correct answers, equal scores stand in the order the
-// students finished, each question's count is right and the finish came after
-// every answer; it exits non-zero if not.
+// contract, and PurgeQuiz archives the recap to a JSON file and folds it
+// into the class's course board before deleting the keys; the course board
+// and the standings of the class's two study groups are shown. Last, the
+// program checks the recap against the plan of the class, kept apart from
+// Redis: each student's points and gradebook row are exactly their distinct
+// correct answers, equal scores stand in the order the students finished,
+// each question's count is right and the finish came after every answer; it
+// exits non-zero if not.
 //
 // It runs on an in-process miniredis by default, on REDIS_ADDR (a standalone
 // Redis) or REDIS_CLUSTER_ADDRS (a Redis Cluster) otherwise, with a namespace
@@ -54,6 +56,7 @@ const (
 	quizID    = "mtk-8b-01"
 	quizTitle = "Ulangan Harian Matematika Kelas 8B"
 	questions = 10
+	courseID  = "mtk-8b" // the class's term of mathematics
 )
 
 // students is the class, in roll-call order.
@@ -196,9 +199,13 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 	}
 	fmt.Fprintln(out, "\nAudit: the keys keep the contract (every score is 10 x its counted answers, each answer logged once, each student placed by time)")
 
-	section(out, "6. Archive, then delete")
+	section(out, "6. Fold into the course, archive, then delete")
+	course, err := store.Course(courseID)
+	if err != nil {
+		return err
+	}
 	path := filepath.Join(dir, quizID+".json")
-	n, err := store.PurgeQuiz(ctx, quizID, archiveTo(path))
+	n, err := store.PurgeQuiz(ctx, quizID, course.Archive(archiveTo(path)))
 	if err != nil {
 		return err
 	}
@@ -210,6 +217,9 @@ func run(ctx context.Context, out io.Writer, seed uint64, dir string) error {
 		return err
 	}
 	fmt.Fprintf(out, "PurgeQuiz deleted %d keys; quizzes left in the namespace: %d\n", n, len(left))
+	if err := showCourse(ctx, out, course, recap); err != nil {
+		return err
+	}
 
 	section(out, "7. The recap against the plans")
 	return check(out, recap, expect(plans), tally)
@@ -559,6 +569,59 @@ func archiveTo(path string) func(context.Context, kuis.Recap) error {
 		}
 		return errors.Join(err, f.Close())
 	}
+}
+
+// teams are the class's two study groups, by roll call: the first half and
+// the second.
+func teams() []kuis.Team {
+	half := len(students) / 2
+	return []kuis.Team{
+		{Name: "Kelompok Cendana", Members: slices.Clone(students[:half])},
+		{Name: "Kelompok Meranti", Members: slices.Clone(students[half:])},
+	}
+}
+
+// showCourse prints the course board the lesson was folded into, the quizzes
+// it holds and the two study groups' standings, and checks that each
+// student's course total is their points in the recap: the quiz counted once.
+func showCourse(ctx context.Context, out io.Writer, course *kuis.Course, recap kuis.Recap) error {
+	folded, err := course.Quizzes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, q := range folded {
+		fmt.Fprintf(out, "\nCourse %s holds quiz %s: %d questions, %d students with points, %d points in all\n",
+			course.Keys().CourseID(), q.QuizID, q.Questions, q.Participants, q.Points)
+	}
+	standings, err := course.Standings(ctx)
+	if err != nil {
+		return err
+	}
+	scores := map[string]int64{}
+	for _, s := range recap.Standings {
+		scores[s.Participant] = s.Score
+	}
+	if len(standings) != len(recap.Standings) {
+		return fmt.Errorf("the course board holds %d students, the recap %d", len(standings), len(recap.Standings))
+	}
+	fmt.Fprintln(out, "The course board's top 5 (equal totals in Redis's name order; a course keeps no times):")
+	for _, s := range standings {
+		if s.Score != scores[s.Participant] {
+			return fmt.Errorf("%s has %d points in the course, %d in the recap", s.Participant, s.Score, scores[s.Participant])
+		}
+		if s.Rank <= 5 {
+			fmt.Fprintf(out, "  %d. %-18s %3d\n", s.CompetitionRank, s.Participant, s.Score)
+		}
+	}
+	groups, err := course.Teams(ctx, teams(), kuis.TeamMean)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, "The study groups, by their mean (a student without points counts 0):")
+	for _, g := range groups {
+		fmt.Fprintf(out, "  %d. %s: %d students, %d points, mean %.1f\n", g.Rank, g.Team, g.Members, g.Sum, g.Mean)
+	}
+	return nil
 }
 
 // showArchive reads the archive back: after the purge it is the only copy of

@@ -4,7 +4,7 @@
 -- Refusals are error replies whose first word is a code the Go side maps to
 -- a sentinel error (errors.go's scriptCodes): KUIS_NOTFOUND, KUIS_FINISHED,
 -- KUIS_RUNNING, KUIS_EXISTS, KUIS_QUESTION, KUIS_CORRUPT, KUIS_FORBIDDEN,
--- KUIS_BUSY, KUIS_CHANGED.
+-- KUIS_BUSY, KUIS_CHANGED, KUIS_CONFLICT.
 --
 -- Every function a script defines is built anew on every call: the record
 -- script, the hot path, uses the small functions below and never builds
@@ -187,6 +187,26 @@ local function agrees(place, score)
   local p, s = tonumber(place), tonumber(score)
   return p ~= nil and s ~= nil and p >= 0 and p < maxScore + 2 and p == math.floor(p) and sound(score) and
     math.floor(p / unit) == s / 10
+end
+
+-- ledgerField is a course ledger's field of the points quiz gave
+-- participant, '<quiz>:<participant>'; '<quiz>:' (participant '') is the
+-- quiz's marker (wire.LedgerField, wire.LedgerMarker).
+local function ledgerField(quiz, participant)
+  return quiz .. ':' .. participant
+end
+
+-- ledgerPoints decodes a ledger value: a positive multiple of 10 of at most
+-- maxScore, in decimal without sign or leading zeros
+-- (wire.ParseLedgerPoints). It returns the number, or nil.
+local function ledgerPoints(s)
+  if type(s) == 'string' and #s <= 16 and string.match(s, '^[1-9]%d*0$') then
+    local n = tonumber(s)
+    if n <= maxScore then
+      return n
+    end
+  end
+  return nil
 end
 
 -- corrupt is the refusal of data that breaks the contract, naming the key.

@@ -35,6 +35,8 @@ var (
 	repairSwap string
 	//go:embed purge_quiz.lua
 	purgeQuiz string
+	//go:embed course.lua
+	course string
 )
 
 // Script is one Lua script: its source (the prelude and the file) and SHA1.
@@ -71,6 +73,9 @@ var (
 	RepairSwap = newScript("repair_swap.lua", repairSwap, false)
 	// PurgeQuiz deletes a finished quiz's keys.
 	PurgeQuiz = newScript("purge_quiz.lua", purgeQuiz, false)
+	// Course folds a part of a quiz into a course board and its ledger, or
+	// takes one out, or checks that the ACL user may write the course.
+	Course = newScript("course.lua", course, false)
 )
 
 // MaxAnswers bounds the answers of one RecordAnswer run, so that no run

@@ -92,6 +92,8 @@ for i = 3, #ARGV do
   elseif fn == 'agrees' then
     local p, s = string.match(x, '^([^,]*),(.*)$')
     out[#out + 1] = show(agrees(p, s))
+  elseif fn == 'ledgerPoints' then
+    out[#out + 1] = show(ledgerPoints(x))
   elseif fn == 'timeOf' then
     out[#out + 1] = show(timeOf(x))
   end
@@ -217,6 +219,18 @@ func TestLuaCodecIsGos(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, lua.call("agrees", 0, in...)); diff != "" {
 			t.Errorf("agreement of places and scores, Go (-) and Lua (+):\n%s", diff)
+		}
+	})
+	t.Run("ledger values", func(t *testing.T) {
+		values := []string{"10", "20", "0", "15", "010", "+10", "-10", "1e2", "9007199254740990", "9007199254740980",
+			"9007199254741000", "90071992547409900", " 10", "10 ", "", "x0"}
+		var want []string
+		for _, v := range values {
+			n, ok := wire.ParseLedgerPoints(v)
+			want = append(want, show(ok, n))
+		}
+		if diff := cmp.Diff(want, lua.call("ledgerPoints", 0, values...)); diff != "" {
+			t.Errorf("ledger values, Go (-) and Lua (+):\n%s", diff)
 		}
 	})
 	t.Run("times", func(t *testing.T) {

@@ -185,7 +185,7 @@ func TestPlace(t *testing.T) {
 	later, _ := wire.Place(3, 2000)
 	untimed, _ := wire.Place(3, 0)
 	fewer, _ := wire.Place(2, 1)
-	if !(earlier > later && later > untimed && untimed > fewer) {
+	if earlier <= later || later <= untimed || untimed <= fewer {
 		t.Errorf("places out of order: earlier %d, later %d, no time %d, fewer answers %d", earlier, later, untimed, fewer)
 	}
 	for _, p := range []float64{-1, 1 << 53, 1.5, math.NaN(), math.Inf(1), -4398046511104} {

@@ -1,0 +1,1094 @@
+package kuis_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/redistest"
+	"github.com/redis/rueidis"
+)
+
+// course returns the store's handle on course id.
+func (e *env) course(id string) *kuis.Course {
+	e.t.Helper()
+	return courseOn(e.t, e.store, id)
+}
+
+func courseOn(t testing.TB, s *kuis.Store, id string) *kuis.Course {
+	t.Helper()
+	c, err := s.Course(id)
+	if err != nil {
+		t.Fatalf("Course(%q): %v", id, err)
+	}
+	return c
+}
+
+var courseSeq atomic.Int64
+
+// courseID returns a course ID unused in this process.
+func courseID() string { return fmt.Sprintf("ipa-%02d", courseSeq.Add(1)) }
+
+// finishedReference plays the reference session on a new quiz, finishes it
+// and returns its recap: Citra 30, Ali 30, Budi 20, Dewi 10, of 3 questions.
+func (e *env) finishedReference() kuis.Recap {
+	e.t.Helper()
+	id, _, _ := e.reference()
+	e.finish(id)
+	return e.recap(id)
+}
+
+// recap is Store.Recap that fails the test on an error.
+func (e *env) recap(id string) kuis.Recap {
+	e.t.Helper()
+	r, err := e.store.Recap(e.ctx, id)
+	if err != nil {
+		e.t.Fatalf("Recap(%q): %v", id, err)
+	}
+	return r
+}
+
+// handRecap is a finished quiz's recap as Recap returns one, made by hand,
+// with a participant per name/score pair: Fold reads nothing else of it.
+func handRecap(id string, questions int64, pairs ...any) kuis.Recap {
+	r := kuis.Recap{QuizID: id, Info: kuis.Info{Title: "Kuis " + id, Questions: questions, Status: kuis.StatusFinished}}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		r.Standings = append(r.Standings, kuis.Standing{Rank: len(r.Standings) + 1, Participant: pairs[i].(string), Score: int64(pairs[i+1].(int))})
+	}
+	return r
+}
+
+// classRecap is handRecap of n participants "p000", "p001", ..., participant
+// i with 10 x (i % 7 + 1) points, and their total.
+func classRecap(id string, n int) (kuis.Recap, int64) {
+	var pairs []any
+	var total int64
+	for i := range n {
+		pairs = append(pairs, fmt.Sprintf("p%03d", i), 10*(i%7+1))
+		total += int64(10 * (i%7 + 1))
+	}
+	return handRecap(id, 7, pairs...), total
+}
+
+// courseState reads a course's ledger and board with the env's client.
+func (e *env) courseState(c *kuis.Course) (ledger map[string]string, board map[string]float64) {
+	e.t.Helper()
+	ledger, err := e.mustRaw("HGETALL", c.Keys().Ledger()).AsStrMap()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	zs, err := e.mustRaw("ZRANGE", c.Keys().Board(), "0", "-1", "WITHSCORES").AsZScores()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	board = map[string]float64{}
+	for _, z := range zs {
+		board[z.Member] = z.Score
+	}
+	return ledger, board
+}
+
+// courseDump is dump of the course's two keys.
+func (e *env) courseDump(c *kuis.Course) map[string]string {
+	e.t.Helper()
+	return e.dump(c.Keys().Board(), c.Keys().Ledger())
+}
+
+// wantClean expects Course.Audit to find nothing and Course.Repair to
+// correct nothing and write nothing.
+func wantClean(t *testing.T, e *env, c *kuis.Course) {
+	t.Helper()
+	if v, err := c.Audit(e.ctx); err != nil || v == nil || len(v) != 0 {
+		t.Errorf("Audit = %v, %v; want an empty, non-nil slice", v, err)
+	}
+	before := e.courseDump(c)
+	if fixes, err := c.Repair(e.ctx); err != nil || fixes == nil || len(fixes) != 0 {
+		t.Errorf("Repair = %#v, %v; want an empty, non-nil slice", fixes, err)
+	}
+	if diff := cmp.Diff(before, e.courseDump(c)); diff != "" {
+		t.Errorf("Repair of a clean course changed it (-before +after):\n%s", diff)
+	}
+}
+
+func TestCourseIDs(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for _, id := range []string{"", "ipa:8a", "ipa*", "{ipa}", strings.Repeat("a", 65), "ipa 8a"} {
+		if c, err := e.store.Course(id); !errors.Is(err, kuis.ErrInvalidCourseID) || c != nil {
+			t.Errorf("Course(%q) = %v, %v; want ErrInvalidCourseID", id, c, err)
+		}
+	}
+	for _, tc := range []struct {
+		opts          []kuis.Option
+		board, ledger string
+	}{
+		{nil, "kuis:kursus:ipa-8a", "kuis:kursus-rincian:ipa-8a"},
+		{[]kuis.Option{kuis.WithNamespace("sekolah"), kuis.WithHashTag()}, "sekolah:kursus:{ipa-8a}", "sekolah:kursus-rincian:{ipa-8a}"},
+	} {
+		s, err := kuis.New(e.client, tc.opts...)
+		if err != nil {
+			if errors.Is(err, kuis.ErrNeedsHashTag) {
+				continue // a cluster client takes only the hash-tagged keys
+			}
+			t.Fatal(err)
+		}
+		k := courseOn(t, s, "ipa-8a").Keys()
+		if k.CourseID() != "ipa-8a" || k.Board() != tc.board || k.Ledger() != tc.ledger {
+			t.Errorf("Keys = %q, %q, %q; want ipa-8a, %q, %q", k.CourseID(), k.Board(), k.Ledger(), tc.board, tc.ledger)
+		}
+	}
+}
+
+// TestCourseFold folds the reference quiz and a second quiz into a course:
+// each participant's total is the sum of their points from both, a
+// participant who missed a quiz has no points from it, the ledger says who
+// got what from which quiz, and a fold repeated writes nothing.
+func TestCourseFold(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ref := e.finishedReference()
+	second := e.finished(2, map[string]int{"Ali": 2, "Eka": 1})
+	c := e.course(courseID())
+
+	if got, err := c.Fold(e.ctx, ref); err != nil || got != (kuis.Fold{QuizID: ref.QuizID, Participants: 4, Points: 90}) {
+		t.Fatalf("Fold(reference) = %+v, %v; want 4 participants, 90 points", got, err)
+	}
+	if got, err := c.Fold(e.ctx, second); err != nil || got != (kuis.Fold{QuizID: second.QuizID, Participants: 2, Points: 30}) {
+		t.Fatalf("Fold(second) = %+v, %v; want 2 participants, 30 points", got, err)
+	}
+	r, s := ref.QuizID, second.QuizID
+	wantLedger := map[string]string{r + ":": "30", r + ":Citra": "30", r + ":Ali": "30", r + ":Budi": "20", r + ":Dewi": "10",
+		s + ":": "20", s + ":Ali": "20", s + ":Eka": "10"}
+	wantBoard := map[string]float64{"Ali": 50, "Citra": 30, "Budi": 20, "Dewi": 10, "Eka": 10}
+	ledger, board := e.courseState(c)
+	if diff := cmp.Diff(wantLedger, ledger); diff != "" {
+		t.Errorf("ledger (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantBoard, board); diff != "" {
+		t.Errorf("board (-want +got):\n%s", diff)
+	}
+
+	// Repeats, in either order, write nothing.
+	before := e.courseDump(c)
+	for _, rc := range []kuis.Recap{second, ref, ref} {
+		if got, err := c.Fold(e.ctx, rc); err != nil || got != (kuis.Fold{QuizID: rc.QuizID, AlreadyFolded: true}) {
+			t.Errorf("Fold(%s) again = %+v, %v; want {%s 0 0 true}", rc.QuizID, got, err, rc.QuizID)
+		}
+	}
+	if diff := cmp.Diff(before, e.courseDump(c)); diff != "" {
+		t.Errorf("repeated folds changed the course (-before +after):\n%s", diff)
+	}
+
+	// The reads, as Board's: equal totals in reverse name order, both ranks.
+	all := []kuis.Standing{{1, 1, "Ali", 50}, {2, 2, "Citra", 30}, {3, 3, "Budi", 20}, {4, 4, "Eka", 10}, {5, 4, "Dewi", 10}}
+	got := map[string]any{}
+	got["Standings"], _ = c.Standings(e.ctx)
+	got["Page"], _ = c.Page(e.ctx, 4, 3)
+	got["Around"], _ = c.Around(e.ctx, "Budi", 1)
+	got["Standing"], _ = c.Standing(e.ctx, "Dewi")
+	got["Len"], _ = c.Len(e.ctx)
+	got["Quizzes"], _ = c.Quizzes(e.ctx)
+	quizzes := []kuis.CourseQuiz{{QuizID: r, Questions: 3, Participants: 4, Points: 90}, {QuizID: s, Questions: 2, Participants: 2, Points: 30}}
+	if s < r {
+		quizzes[0], quizzes[1] = quizzes[1], quizzes[0]
+	}
+	want := map[string]any{"Standings": all, "Page": all[4:], "Around": all[1:4], "Standing": all[4], "Len": int64(5), "Quizzes": quizzes}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reads (-want +got):\n%s", diff)
+	}
+	if _, err := c.Standing(e.ctx, "Fajar"); !errors.Is(err, kuis.ErrNotOnBoard) {
+		t.Errorf("Standing(Fajar) = %v; want ErrNotOnBoard", err)
+	}
+	if _, err := c.Around(e.ctx, "Fajar", 2); !errors.Is(err, kuis.ErrNotOnBoard) {
+		t.Errorf("Around(Fajar) = %v; want ErrNotOnBoard", err)
+	}
+	wantClean(t, e, c)
+}
+
+// finished plays a new quiz of questions in which each participant answers
+// questions 1..n of scores, finishes it and returns its recap.
+func (e *env) finished(questions int, scores map[string]int) kuis.Recap {
+	e.t.Helper()
+	id, _, b := e.running(questions)
+	var in []kuis.AnswerInput
+	for name, n := range scores {
+		for q := 1; q <= n; q++ {
+			in = append(in, kuis.AnswerInput{Participant: name, Question: q})
+		}
+	}
+	if len(in) > 0 {
+		if _, err := b.RecordAnswers(e.ctx, in); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	e.finish(id)
+	return e.recap(id)
+}
+
+// TestCourseEmpty: a course with nothing folded reads as empty, and the
+// first fold of a finished quiz nobody scored in writes only its marker.
+func TestCourseEmpty(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.course(courseID())
+	got := map[string]any{}
+	got["Standings"], _ = c.Standings(e.ctx)
+	got["Page"], _ = c.Page(e.ctx, 0, 10)
+	got["Len"], _ = c.Len(e.ctx)
+	got["Quizzes"], _ = c.Quizzes(e.ctx)
+	got["Audit"], _ = c.Audit(e.ctx)
+	recap, err := c.Recap(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got["Recap"] = recap
+	want := map[string]any{"Standings": []kuis.Standing{}, "Page": []kuis.Standing{}, "Len": int64(0), "Quizzes": []kuis.CourseQuiz{},
+		"Audit": []kuis.Violation{}, "Recap": kuis.CourseRecap{CourseID: c.Keys().CourseID(), Standings: []kuis.Standing{},
+			Quizzes: []kuis.CourseQuiz{}, Entries: []kuis.CourseEntry{}}}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(kuis.CourseRecap{}, "TakenAt")); diff != "" {
+		t.Errorf("reads of an empty course (-want +got):\n%s", diff)
+	}
+	if _, err := c.Standing(e.ctx, "Ali"); !errors.Is(err, kuis.ErrNotOnBoard) {
+		t.Errorf("Standing = %v; want ErrNotOnBoard", err)
+	}
+	if fixes, err := c.Unfold(e.ctx, "kuis-99"); err != nil || fixes == nil || len(fixes) != 0 {
+		t.Errorf("Unfold of a quiz never folded = %#v, %v; want an empty, non-nil slice", fixes, err)
+	}
+
+	nobody := e.finished(4, nil)
+	if got, err := c.Fold(e.ctx, nobody); err != nil || got != (kuis.Fold{QuizID: nobody.QuizID}) {
+		t.Errorf("Fold(nobody scored) = %+v, %v; want {%s 0 0 false}", got, err, nobody.QuizID)
+	}
+	if got, err := c.Fold(e.ctx, nobody); err != nil || got != (kuis.Fold{QuizID: nobody.QuizID, AlreadyFolded: true}) {
+		t.Errorf("Fold(nobody scored) again = %+v, %v; want {%s 0 0 true}", got, err, nobody.QuizID)
+	}
+	recap, err = c.Recap(e.ctx)
+	wantRecap := kuis.CourseRecap{CourseID: c.Keys().CourseID(), Standings: []kuis.Standing{},
+		Quizzes: []kuis.CourseQuiz{{QuizID: nobody.QuizID, Questions: 4}}, Possible: 40, Entries: []kuis.CourseEntry{}}
+	if diff := cmp.Diff(wantRecap, recap, cmpopts.IgnoreFields(kuis.CourseRecap{}, "TakenAt")); err != nil || diff != "" {
+		t.Errorf("Recap: %v (-want +got):\n%s", err, diff)
+	}
+	wantClean(t, e, c)
+}
+
+// TestCourseFoldRefusals: what Fold refuses before any I/O, and that a
+// refusal writes nothing.
+func TestCourseFoldRefusals(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id, _, b := e.running(3)
+	if _, err := b.RecordAnswer(e.ctx, "Ali", 1); err != nil {
+		t.Fatal(err)
+	}
+	running := e.recap(id)
+	good := handRecap("kuis-x", 3, "Ali", 30, "Budi", 10)
+	change := func(f func(r *kuis.Recap)) kuis.Recap {
+		r := handRecap("kuis-x", 3, "Ali", 30, "Budi", 10)
+		f(&r)
+		return r
+	}
+	tests := []struct {
+		name string
+		in   kuis.Recap
+		want error
+	}{
+		{"a running quiz", running, kuis.ErrQuizRunning},
+		{"no status", change(func(r *kuis.Recap) { r.Info.Status = "" }), kuis.ErrQuizRunning},
+		{"no quiz ID", change(func(r *kuis.Recap) { r.QuizID = "" }), kuis.ErrInvalidQuizID},
+		{"a quiz ID with ':'", change(func(r *kuis.Recap) { r.QuizID = "kuis:01" }), kuis.ErrInvalidQuizID},
+		{"no questions", change(func(r *kuis.Recap) { r.Info.Questions = 0 }), kuis.ErrCorrupt},
+		{"a score of 15", change(func(r *kuis.Recap) { r.Standings[1].Score = 15 }), kuis.ErrCorrupt},
+		{"a negative score", change(func(r *kuis.Recap) { r.Standings[1].Score = -10 }), kuis.ErrCorrupt},
+		{"a score past 2^53 - 2", change(func(r *kuis.Recap) { r.Standings[1].Score = 9007199254741000 }), kuis.ErrCorrupt},
+		{"a participant twice", change(func(r *kuis.Recap) { r.Standings[1].Participant = "Ali" }), kuis.ErrCorrupt},
+		{"a name that is not UTF-8", change(func(r *kuis.Recap) { r.Standings[1].Participant = "B\xffudi" }), kuis.ErrCorrupt},
+		{"an empty name", change(func(r *kuis.Recap) { r.Standings[1].Participant = "" }), kuis.ErrCorrupt},
+	}
+	c := e.course(courseID())
+	rec := newRecorder(e.client)
+	rc := courseOn(t, e.storeOn(rec), c.Keys().CourseID())
+	for _, tt := range tests {
+		rec.start()
+		got, err := rc.Fold(e.ctx, tt.in)
+		if sent := rec.stop(); !errors.Is(err, tt.want) || got != (kuis.Fold{}) || len(sent) != 0 {
+			t.Errorf("%s: Fold = %+v, %v, sent %v; want %v before any I/O", tt.name, got, err, sent, tt.want)
+		}
+	}
+	if got, err := c.Fold(e.ctx, good); err != nil || got.Participants != 2 {
+		t.Errorf("Fold(good) = %+v, %v", got, err)
+	}
+	// A total that a fold would raise past 2^53 - 2 is refused, with nothing written.
+	e.mustRaw("ZADD", c.Keys().Board(), "9007199254740980", "Eka")
+	before := e.courseDump(c)
+	if _, err := c.Fold(e.ctx, handRecap("kuis-y", 3, "Ali", 10, "Eka", 20)); !errors.Is(err, kuis.ErrCorrupt) {
+		t.Errorf("Fold raising a total past 2^53 - 2 = %v; want ErrCorrupt", err)
+	}
+	if diff := cmp.Diff(before, e.courseDump(c)); diff != "" {
+		t.Errorf("a refused fold changed the course (-before +after):\n%s", diff)
+	}
+}
+
+// partHook is a client that runs after, once per fold part, right after a
+// part of course.lua returned, with the part's number (1, 2, ...); when
+// cut > 0, it fails the part after the cut-th, not sending it, as a lost
+// connection would.
+type partHook struct {
+	rueidis.Client
+	cut   int
+	after func(part int)
+	mu    *sync.Mutex
+	parts *int
+}
+
+var errCut = errors.New("the test cut the fold here")
+
+// courseMode is the mode of a course.lua run ("fold", "unfold", "check"), or "".
+func courseMode(cmd rueidis.Completed) string {
+	args := cmd.Commands()
+	if len(args) < 6 || (args[0] != "EVALSHA" && args[0] != "EVAL") || args[2] != "2" || !strings.Contains(args[3], ":kursus:") {
+		return ""
+	}
+	return args[5]
+}
+
+func (c partHook) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	if courseMode(cmd) != "fold" { // read before Do: rueidis recycles cmd once sent
+		return c.Client.Do(ctx, cmd)
+	}
+	c.mu.Lock()
+	*c.parts++
+	n := *c.parts
+	c.mu.Unlock()
+	if c.cut > 0 && n > c.cut {
+		return rueidis.NewErrorResult(errCut)
+	}
+	res := c.Client.Do(ctx, cmd)
+	if c.after != nil {
+		c.after(n)
+	}
+	return res
+}
+
+// TestCourseFoldInParts: a quiz of 25 participants folds in parts of 10,
+// three scripts; the quiz is listed by Quizzes, and its marker written,
+// only once the third is in, while each part's participants show on the
+// board as soon as their part is.
+func TestCourseFoldInParts(t *testing.T) {
+	t.Parallel()
+	e := newTunedEnv(t, kuis.Tuning{FoldStep: 10})
+	rc, total := classRecap("kuis-besar", 25)
+	c := e.course(courseID())
+	var parts int
+	listed := map[int][]kuis.CourseQuiz{}
+	onBoard := map[int]int64{}
+	hook := partHook{Client: e.client, mu: &sync.Mutex{}, parts: &parts, after: func(part int) {
+		listed[part], _ = c.Quizzes(e.ctx)
+		onBoard[part], _ = c.Len(e.ctx)
+	}}
+	got, err := courseOn(t, e.storeOn(hook), c.Keys().CourseID()).Fold(e.ctx, rc)
+	if err != nil || got != (kuis.Fold{QuizID: "kuis-besar", Participants: 25, Points: total}) {
+		t.Fatalf("Fold = %+v, %v; want 25 participants, %d points", got, err, total)
+	}
+	done := []kuis.CourseQuiz{{QuizID: "kuis-besar", Questions: 7, Participants: 25, Points: total}}
+	want := map[int][]kuis.CourseQuiz{1: {}, 2: {}, 3: done}
+	if diff := cmp.Diff(want, listed); parts != 3 || diff != "" {
+		t.Errorf("%d parts; Quizzes after each (-want +got):\n%s", parts, diff)
+	}
+	if diff := cmp.Diff(map[int]int64{1: 10, 2: 20, 3: 25}, onBoard); diff != "" {
+		t.Errorf("participants on the board after each part (-want +got):\n%s", diff)
+	}
+	wantClean(t, e, c)
+}
+
+// TestCourseFoldInterruptedAndRetried: a fold cut after its first part (of
+// 3 participants) leaves those three folded and the quiz unmarked: Quizzes
+// does not list it and Audit says its fold stopped midway. Folded again, it
+// adds exactly the seven missing, whether retried by one call or by eight
+// at once; a fold cut again midway and retried is the same.
+func TestCourseFoldInterruptedAndRetried(t *testing.T) {
+	t.Parallel()
+	for _, retries := range []int{1, 8} {
+		t.Run(fmt.Sprintf("%d retries", retries), func(t *testing.T) {
+			e := newTunedEnv(t, kuis.Tuning{FoldStep: 3})
+			rc, total := classRecap("kuis-putus", 10)
+			c := e.course(courseID())
+			cut := func(after int) *kuis.Course {
+				return courseOn(t, e.storeOn(partHook{Client: e.client, cut: after, mu: &sync.Mutex{}, parts: new(int)}), c.Keys().CourseID())
+			}
+			got, err := cut(1).Fold(e.ctx, rc)
+			if !errors.Is(err, errCut) || got != (kuis.Fold{QuizID: "kuis-putus", Participants: 3, Points: 60}) {
+				t.Fatalf("cut Fold = %+v, %v; want the first part's 3 participants, 60 points, and the cut", got, err)
+			}
+			if q, err := c.Quizzes(e.ctx); err != nil || len(q) != 0 {
+				t.Errorf("Quizzes of a fold cut midway = %v, %v; want none", q, err)
+			}
+			wantAudit := []kuis.Violation{{Key: c.Keys().Ledger(), Rule: "marker",
+				Detail: `quiz "kuis-putus" has 3 entries and no marker "kuis-putus:": its Fold or Unfold stopped midway; fold or unfold it again`}}
+			if v, err := c.Audit(e.ctx); err != nil || !cmp.Equal(wantAudit, v) {
+				t.Errorf("Audit of a fold cut midway = %v, %v; want %v", v, err, wantAudit)
+			}
+			// A second cut, one part further in, then the retries.
+			again, err := cut(2).Fold(e.ctx, rc)
+			if !errors.Is(err, errCut) || again != (kuis.Fold{QuizID: "kuis-putus", Participants: 3, Points: 150}) {
+				t.Fatalf("Fold cut again = %+v, %v; want the second part's 3 participants, 150 points, and the cut", again, err)
+			}
+			results := make([]kuis.Fold, retries)
+			errs := make([]error, retries)
+			var wg sync.WaitGroup
+			for i := range retries {
+				wg.Go(func() { results[i], errs[i] = c.Fold(e.ctx, rc) })
+			}
+			wg.Wait()
+			var added kuis.Fold
+			for i := range retries {
+				if errs[i] != nil {
+					t.Fatalf("retry %d: %v", i, errs[i])
+				}
+				added.Participants += results[i].Participants
+				added.Points += results[i].Points
+			}
+			if added.Participants != 4 || added.Points != total-60-150 {
+				t.Errorf("the retries added %d participants, %d points; want the 4 missing, %d points", added.Participants, added.Points, total-210)
+			}
+			wantFolded(t, e, c, rc)
+		})
+	}
+}
+
+// wantFolded expects the course to hold exactly the recap rc, folded once.
+func wantFolded(t *testing.T, e *env, c *kuis.Course, rcs ...kuis.Recap) {
+	t.Helper()
+	wantLedger, wantBoard := map[string]string{}, map[string]float64{}
+	for i := range rcs {
+		rc := &rcs[i]
+		wantLedger[rc.QuizID+":"] = strconv.FormatInt(10*rc.Info.Questions, 10)
+		for _, s := range rc.Standings {
+			if s.Score > 0 {
+				wantLedger[rc.QuizID+":"+s.Participant] = strconv.FormatInt(s.Score, 10)
+				wantBoard[s.Participant] += float64(s.Score)
+			}
+		}
+	}
+	ledger, board := e.courseState(c)
+	if diff := cmp.Diff(wantLedger, ledger); diff != "" {
+		t.Errorf("ledger (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantBoard, board); diff != "" {
+		t.Errorf("board (-want +got):\n%s", diff)
+	}
+	wantClean(t, e, c)
+}
+
+// TestCourseFoldConcurrent: 64 goroutines fold the same quiz of 50
+// participants, in parts of 7, at once, and each of 8 quizzes twice more,
+// all into one course: each (quiz, participant) counts exactly once, and the
+// calls' own counts add up to what was folded.
+func TestCourseFoldConcurrent(t *testing.T) {
+	t.Parallel()
+	e := newTunedEnv(t, kuis.Tuning{FoldStep: 7})
+	c := e.course(courseID())
+	same, total := classRecap("kuis-sama", 50)
+	var others []kuis.Recap
+	for i := range 8 {
+		rc, _ := classRecap(fmt.Sprintf("kuis-lain-%d", i), 10+i)
+		others = append(others, rc)
+	}
+	var calls []kuis.Recap
+	for range 64 {
+		calls = append(calls, same)
+	}
+	for _, rc := range others {
+		calls = append(calls, rc, rc)
+	}
+	results := make([]kuis.Fold, len(calls))
+	errs := make([]error, len(calls))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for i, rc := range calls {
+		wg.Go(func() {
+			<-start
+			results[i], errs[i] = c.Fold(e.ctx, rc)
+		})
+	}
+	close(start)
+	wg.Wait()
+	added := map[string]kuis.Fold{}
+	for i, r := range results {
+		if errs[i] != nil {
+			t.Fatalf("Fold(%s): %v", calls[i].QuizID, errs[i])
+		}
+		a := added[r.QuizID]
+		a.Participants += r.Participants
+		a.Points += r.Points
+		added[r.QuizID] = a
+	}
+	if a := added["kuis-sama"]; a.Participants != 50 || a.Points != total {
+		t.Errorf("the 64 folds of one quiz added %d participants, %d points in all; want 50, %d", a.Participants, a.Points, total)
+	}
+	wantFolded(t, e, c, append(others, same)...)
+}
+
+// TestCourseConflict: a quiz folded, then repaired (its board had been
+// tampered with before the fold), is ErrConflict with nothing written,
+// whether a participant's points changed or one was removed; so is a
+// disagreeing recap while a fold of the quiz is only part way in. Unfold,
+// then Fold, takes the new recap.
+func TestCourseConflict(t *testing.T) {
+	t.Parallel()
+	e := newTunedEnv(t, kuis.Tuning{FoldStep: 2})
+	for _, tamper := range []struct {
+		name string
+		raw  []string
+	}{
+		{"points changed", []string{"ZINCRBY", "10", "Dewi"}},
+		{"a participant removed", []string{"ZADD", "10", "Eka"}},
+	} {
+		id, _, _ := e.reference()
+		e.mustRaw(tamper.raw[0], e.keys(id).Board(), tamper.raw[1:]...)
+		e.finish(id)
+		c := e.course(courseID())
+		tampered := e.recap(id)
+		if _, err := c.Fold(e.ctx, tampered); err != nil {
+			t.Fatalf("%s: Fold: %v", tamper.name, err)
+		}
+		if fixes, err := e.store.Repair(e.ctx, id); err != nil || len(fixes) != 1 {
+			t.Fatalf("%s: Repair of the quiz = %v, %v; want one correction", tamper.name, fixes, err)
+		}
+		repaired := e.recap(id)
+		before := e.courseDump(c)
+		if got, err := c.Fold(e.ctx, repaired); !errors.Is(err, kuis.ErrConflict) || got != (kuis.Fold{}) {
+			t.Errorf("%s: Fold of the repaired quiz = %+v, %v; want ErrConflict", tamper.name, got, err)
+		}
+		if diff := cmp.Diff(before, e.courseDump(c)); diff != "" {
+			t.Errorf("%s: a conflicting fold changed the course (-before +after):\n%s", tamper.name, diff)
+		}
+		if _, err := c.Unfold(e.ctx, id); err != nil {
+			t.Fatalf("%s: Unfold: %v", tamper.name, err)
+		}
+		if got, err := c.Fold(e.ctx, repaired); err != nil || got.Participants != 4 || got.Points != 90 {
+			t.Errorf("%s: Fold after Unfold = %+v, %v; want 4 participants, 90 points", tamper.name, got, err)
+		}
+		wantFolded(t, e, c, repaired)
+	}
+
+	// Part way in: the first part (Ali 30, Budi 20) is folded when the recap changes.
+	c := e.course(courseID())
+	first := handRecap("kuis-z", 3, "Ali", 30, "Budi", 20, "Citra", 30)
+	cut := courseOn(t, e.storeOn(partHook{Client: e.client, cut: 1, mu: &sync.Mutex{}, parts: new(int)}), c.Keys().CourseID())
+	if _, err := cut.Fold(e.ctx, first); !errors.Is(err, errCut) {
+		t.Fatalf("cut Fold: %v", err)
+	}
+	before := e.courseDump(c)
+	for _, rc := range []kuis.Recap{
+		handRecap("kuis-z", 3, "Ali", 20, "Budi", 20, "Citra", 30), // other points
+		handRecap("kuis-z", 3, "Ali", 30, "Citra", 30),             // Budi removed
+	} {
+		if _, err := c.Fold(e.ctx, rc); !errors.Is(err, kuis.ErrConflict) {
+			t.Errorf("Fold of %v over a part-folded quiz = %v; want ErrConflict", rc.Standings, err)
+		}
+	}
+	if diff := cmp.Diff(before, e.courseDump(c)); diff != "" {
+		t.Errorf("conflicting folds changed the course (-before +after):\n%s", diff)
+	}
+	// Another question count is a conflict once folded.
+	if _, err := c.Fold(e.ctx, first); err != nil {
+		t.Fatal(err)
+	}
+	more := handRecap("kuis-z", 4, "Ali", 30, "Budi", 20, "Citra", 30)
+	if _, err := c.Fold(e.ctx, more); !errors.Is(err, kuis.ErrConflict) {
+		t.Errorf("Fold with 4 questions of a quiz folded with 3 = %v; want ErrConflict", err)
+	}
+}
+
+// TestCourseUnfold: Unfold takes one quiz's points out, in parts, and a
+// participant left without points leaves the board; the other quiz stays.
+func TestCourseUnfold(t *testing.T) {
+	t.Parallel()
+	e := newTunedEnv(t, kuis.Tuning{FoldStep: 2})
+	c := e.course(courseID())
+	a := handRecap("kuis-a", 3, "Ali", 30, "Budi", 20, "Citra", 10)
+	b := handRecap("kuis-b", 2, "Ali", 20, "Dewi", 10)
+	for _, rc := range []kuis.Recap{a, b} {
+		if _, err := c.Fold(e.ctx, rc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := c.Unfold(e.ctx, "kuis-a")
+	want := []kuis.Correction{{"Ali", 50, 20}, {"Budi", 20, 0}, {"Citra", 10, 0}}
+	if diff := cmp.Diff(want, got); err != nil || diff != "" {
+		t.Errorf("Unfold(kuis-a): %v (-want +got):\n%s", err, diff)
+	}
+	wantFolded(t, e, c, b)
+	if again, err := c.Unfold(e.ctx, "kuis-a"); err != nil || again == nil || len(again) != 0 {
+		t.Errorf("Unfold(kuis-a) again = %#v, %v; want an empty, non-nil slice", again, err)
+	}
+	if _, err := c.Unfold(e.ctx, "kuis:a"); !errors.Is(err, kuis.ErrInvalidQuizID) {
+		t.Errorf("Unfold(kuis:a) = %v; want ErrInvalidQuizID", err)
+	}
+	// A quiz whose fold stopped midway unfolds too.
+	cut := courseOn(t, e.storeOn(partHook{Client: e.client, cut: 1, mu: &sync.Mutex{}, parts: new(int)}), c.Keys().CourseID())
+	if _, err := cut.Fold(e.ctx, a); !errors.Is(err, errCut) {
+		t.Fatalf("cut Fold: %v", err)
+	}
+	if got, err := c.Unfold(e.ctx, "kuis-a"); err != nil || len(got) != 2 {
+		t.Errorf("Unfold of a part-folded quiz = %v, %v; want Ali's and Budi's corrections", got, err)
+	}
+	wantFolded(t, e, c, b)
+	// A ledger value out of its form is refused, by the script, with nothing
+	// written (Ada's part is the first).
+	for _, v := range []string{"9007199254741000", "15", "x"} {
+		e.mustRaw("HSET", c.Keys().Ledger(), "kuis-b:Ada", v)
+		before := e.courseDump(c)
+		if _, err := c.Unfold(e.ctx, "kuis-b"); !errors.Is(err, kuis.ErrCorrupt) {
+			t.Errorf("Unfold with a ledger value %q = %v; want ErrCorrupt", v, err)
+		}
+		if diff := cmp.Diff(before, e.courseDump(c)); diff != "" {
+			t.Errorf("a refused Unfold changed the course (-before +after):\n%s", diff)
+		}
+	}
+	// The largest value the format allows is taken, by the script as by Go.
+	e.mustRaw("HSET", c.Keys().Ledger(), "kuis-b:Ada", "9007199254740990")
+	e.mustRaw("ZADD", c.Keys().Board(), "9007199254740990", "Ada")
+	if got, err := c.Unfold(e.ctx, "kuis-b"); err != nil || len(got) != 3 || got[0] != (kuis.Correction{"Ada", 9007199254740990, 0}) {
+		t.Errorf("Unfold(kuis-b) = %v, %v; want Ada's 9007199254740990 points out", got, err)
+	}
+	wantFolded(t, e, c)
+}
+
+// TestCourseAuditAndRepair tampers with a course of two quizzes behind the
+// library's back and expects exactly these violations, then Repair's
+// corrections (for what the totals can be set back from), and a clean
+// course after.
+func TestCourseAuditAndRepair(t *testing.T) {
+	t.Parallel()
+	const ttl = "expires in N ms; the contract allows no TTL"
+	tests := []struct {
+		name   string
+		setup  func(e *env, k kuis.CourseKeys)
+		want   [][3]string // key ("b", "l": board, ledger), rule, detail
+		repair []kuis.Correction
+		fixed  bool // Audit finds nothing after Repair
+	}{
+		{"a total raised", func(e *env, k kuis.CourseKeys) { e.mustRaw("ZINCRBY", k.Board(), "10", "Dewi") },
+			[][3]string{{"b", "total", `member "Dewi" has 20 points, and the ledger gives 10`}}, []kuis.Correction{{"Dewi", 20, 10}}, true},
+		{"a total removed", func(e *env, k kuis.CourseKeys) { e.mustRaw("ZREM", k.Board(), "Ali") },
+			[][3]string{{"b", "total", `participant "Ali" is not on the board, and the ledger gives 50 points`}}, []kuis.Correction{{"Ali", 0, 50}}, true},
+		{"a member without points in the ledger", func(e *env, k kuis.CourseKeys) { e.mustRaw("ZADD", k.Board(), "0", "Eka", "10", "Fajar") },
+			[][3]string{{"b", "total", `member "Eka" has 0 points, and the ledger gives none`},
+				{"b", "total", `member "Fajar" has 10 points, and the ledger gives none`}},
+			[]kuis.Correction{{"Eka", 0, 0}, {"Fajar", 10, 0}}, true},
+		{"an unsound total", func(e *env, k kuis.CourseKeys) { e.mustRaw("ZADD", k.Board(), "15", "Dewi", "-10", "Eka\n") },
+			[][3]string{{"b", "score", `member "Dewi" has score 15, want a non-negative multiple of 10`},
+				{"b", "member", `participant "Eka\n" has white space around it (CleanParticipant trims it)`},
+				{"b", "score", `member "Eka\n" has score -10, want a non-negative multiple of 10`},
+				{"b", "total", `member "Dewi" has 15 points, and the ledger gives 10`},
+				{"b", "total", `member "Eka\n" has -10 points, and the ledger gives none`}},
+			[]kuis.Correction{{"Dewi", 15, 10}, {"Eka\n", -10, 0}}, true},
+		{"TTLs", func(e *env, k kuis.CourseKeys) {
+			e.mustRaw("PEXPIRE", k.Board(), "600000")
+			e.mustRaw("PEXPIRE", k.Ledger(), "600000")
+		}, [][3]string{{"b", "ttl", ttl}, {"l", "ttl", ttl}}, []kuis.Correction{}, false},
+		{"a marker missing", func(e *env, k kuis.CourseKeys) { e.mustRaw("HDEL", k.Ledger(), "kuis-b:") },
+			[][3]string{{"l", "marker", `quiz "kuis-b" has 2 entries and no marker "kuis-b:": its Fold or Unfold stopped midway; fold or unfold it again`}},
+			[]kuis.Correction{}, false},
+		{"fields out of form", func(e *env, k kuis.CourseKeys) {
+			e.mustRaw("HSET", k.Ledger(), "tanpa-titik-dua", "10", ":Ali", "10", "kuis*:Ali", "10", "kuis-a:Eka\x00", "10",
+				"kuis-a:Dewi", "15", "kuis-b:", "0", "kuis-a:Budi", "020")
+		}, [][3]string{
+			{"l", "field", `field ":Ali" is not <quiz>:<participant> nor a quiz's marker <quiz>:`},
+			{"l", "field", `field "kuis*:Ali" names an invalid quiz ID`},
+			{"l", "field", `field "kuis-a:Budi" holds "020", want a positive multiple of 10 of at most 9007199254740990`},
+			{"l", "field", `field "kuis-a:Dewi" holds "15", want a positive multiple of 10 of at most 9007199254740990`},
+			{"l", "field", `field "kuis-a:Eka\x00" names an invalid participant`},
+			{"l", "field", `field "kuis-b:" holds "0", want 10 x the quiz's jumlah_soal`},
+			{"l", "field", `field "tanpa-titik-dua" is not <quiz>:<participant> nor a quiz's marker <quiz>:`},
+			{"l", "marker", `quiz "kuis-b" has 2 entries and no marker "kuis-b:": its Fold or Unfold stopped midway; fold or unfold it again`},
+			{"b", "total", `member "Budi" has 20 points, and the ledger gives none`},
+			{"b", "total", `member "Dewi" has 10 points, and the ledger gives none`},
+		}, nil, false},
+		{"a board of the wrong type", func(e *env, k kuis.CourseKeys) {
+			e.mustRaw("DEL", k.Board())
+			e.mustRaw("SET", k.Board(), "papan")
+		}, [][3]string{{"b", "type", "is a string, want a zset"}}, nil, false},
+		{"a ledger of the wrong type", func(e *env, k kuis.CourseKeys) {
+			e.mustRaw("DEL", k.Ledger())
+			e.mustRaw("RPUSH", k.Ledger(), "kuis-a:Ali")
+		}, [][3]string{{"l", "type", "is a list, want a hash"}}, nil, false},
+	}
+	e := newEnv(t)
+	for _, tt := range tests {
+		c := e.course(courseID())
+		for _, rc := range []kuis.Recap{handRecap("kuis-a", 3, "Ali", 30, "Budi", 20, "Dewi", 10), handRecap("kuis-b", 2, "Ali", 20, "Citra", 10)} {
+			if _, err := c.Fold(e.ctx, rc); err != nil {
+				t.Fatal(err)
+			}
+		}
+		k := c.Keys()
+		tt.setup(e, k)
+		got, err := c.Audit(e.ctx)
+		if err != nil {
+			t.Fatalf("%s: Audit: %v", tt.name, err)
+		}
+		names := map[string]string{"b": k.Board(), "l": k.Ledger()}
+		want := []kuis.Violation{}
+		for _, w := range tt.want {
+			want = append(want, kuis.Violation{Key: names[w[0]], Rule: w[1], Detail: w[2]})
+		}
+		for i := range got {
+			if strings.HasPrefix(got[i].Detail, "expires in ") {
+				got[i].Detail = "expires in N ms; the contract allows no TTL"
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: Audit (-want +got):\n%s", tt.name, diff)
+		}
+		fixes, err := c.Repair(e.ctx)
+		if tt.repair == nil {
+			if !errors.Is(err, kuis.ErrCorrupt) {
+				t.Errorf("%s: Repair = %v, %v; want ErrCorrupt", tt.name, fixes, err)
+			}
+			continue
+		}
+		if diff := cmp.Diff(tt.repair, fixes); err != nil || diff != "" {
+			t.Errorf("%s: Repair: %v (-want +got):\n%s", tt.name, err, diff)
+		}
+		if tt.fixed {
+			wantClean(t, e, c)
+		}
+	}
+}
+
+// TestCourseRepairWhileFolding: a quiz folded while Repair reads the course
+// (after its first page of the ledger) makes Repair read again, so that it
+// never sets a total from a ledger read before the fold.
+func TestCourseRepairWhileFolding(t *testing.T) {
+	t.Parallel()
+	e := newTunedEnv(t, kuis.Tuning{PageSize: 2})
+	c := e.course(courseID())
+	a := handRecap("kuis-a", 3, "Ali", 30, "Budi", 20, "Citra", 10)
+	b := handRecap("kuis-b", 2, "Ali", 20, "Dewi", 10)
+	if _, err := c.Fold(e.ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	e.mustRaw("ZINCRBY", c.Keys().Board(), "10", "Citra")
+	folded := 0
+	hooked := dedicatedHook{Client: e.client, cmd: "HSCAN", after: func() {
+		folded++
+		if folded == 1 {
+			if _, err := c.Fold(e.ctx, b); err != nil {
+				t.Errorf("Fold during Repair: %v", err)
+			}
+		}
+	}}
+	got, err := courseOn(t, e.storeOn(hooked), c.Keys().CourseID()).Repair(e.ctx)
+	if diff := cmp.Diff([]kuis.Correction{{"Citra", 20, 10}}, got); err != nil || diff != "" {
+		t.Errorf("Repair: %v (-want +got):\n%s", err, diff)
+	}
+	wantFolded(t, e, c, a, b)
+}
+
+// dedicatedHook runs after right after each command named cmd that returns
+// on a dedicated connection.
+type dedicatedHook struct {
+	rueidis.Client
+	cmd   string
+	after func()
+}
+
+func (h dedicatedHook) Dedicated(fn func(rueidis.DedicatedClient) error) error {
+	return h.Client.Dedicated(func(d rueidis.DedicatedClient) error { return fn(hookedConn{DedicatedClient: d, h: h}) })
+}
+
+type hookedConn struct {
+	rueidis.DedicatedClient
+	h dedicatedHook
+}
+
+func (c hookedConn) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	name := cmd.Commands()[0] // rueidis recycles cmd once sent
+	res := c.DedicatedClient.Do(ctx, cmd)
+	if strings.EqualFold(name, c.h.cmd) {
+		c.h.after()
+	}
+	return res
+}
+
+// TestCourseRecapAndPurge: the recap holds the standings, the folded quizzes,
+// the points possible and the ledger; its CSV has a column per quiz; Purge
+// archives it, then deletes both keys, and deletes nothing when archive
+// fails, when archive is nil, or when the course changes while archived.
+func TestCourseRecapAndPurge(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.course(courseID())
+	a := handRecap("kuis-a", 3, "Ali", 30, "Budi", 20, "Citra", 10)
+	b := handRecap("kuis-b", 2, "Ali", 20, "Dewi", 10)
+	for _, rc := range []kuis.Recap{a, b} {
+		if _, err := c.Fold(e.ctx, rc); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := kuis.CourseRecap{
+		CourseID:  c.Keys().CourseID(),
+		Standings: []kuis.Standing{{1, 1, "Ali", 50}, {2, 2, "Budi", 20}, {3, 3, "Dewi", 10}, {4, 3, "Citra", 10}},
+		Quizzes:   []kuis.CourseQuiz{{"kuis-a", 3, 3, 60}, {"kuis-b", 2, 2, 30}},
+		Possible:  50,
+		Entries: []kuis.CourseEntry{{"kuis-a", "Ali", 30}, {"kuis-a", "Budi", 20}, {"kuis-a", "Citra", 10},
+			{"kuis-b", "Ali", 20}, {"kuis-b", "Dewi", 10}},
+	}
+	got, err := c.Recap(e.ctx)
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(kuis.CourseRecap{}, "TakenAt")); err != nil || diff != "" || got.TakenAt.IsZero() {
+		t.Errorf("Recap: %v, TakenAt %v (-want +got):\n%s", err, got.TakenAt, diff)
+	}
+	var buf bytes.Buffer
+	if err := got.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	wantRows := [][]string{{"rank", "competition_rank", "participant", "score", "kuis-a", "kuis-b"},
+		{"1", "1", "Ali", "50", "30", "20"}, {"2", "2", "Budi", "20", "20", "0"}, {"3", "3", "Dewi", "10", "0", "10"},
+		{"4", "3", "Citra", "10", "10", "0"}}
+	if diff := cmp.Diff(wantRows, rows); err != nil || diff != "" {
+		t.Errorf("WriteCSV: %v (-want +got):\n%s", err, diff)
+	}
+	data, err := json.Marshal(got)
+	var back kuis.CourseRecap
+	if err == nil {
+		err = json.Unmarshal(data, &back)
+	}
+	if diff := cmp.Diff(got, back); err != nil || diff != "" {
+		t.Errorf("JSON round trip: %v (-want +got):\n%s", err, diff)
+	}
+
+	before := e.courseDump(c)
+	if n, err := c.Purge(e.ctx, nil); !errors.Is(err, kuis.ErrNoArchive) || n != 0 {
+		t.Errorf("Purge(nil) = %d, %v; want ErrNoArchive", n, err)
+	}
+	full := errors.New("disk full")
+	if n, err := c.Purge(e.ctx, func(context.Context, kuis.CourseRecap) error { return full }); !errors.Is(err, full) || n != 0 {
+		t.Errorf("Purge with a failing archive = %d, %v; want its error", n, err)
+	}
+	late := handRecap("kuis-c", 1, "Eka", 10)
+	n, err := c.Purge(e.ctx, func(context.Context, kuis.CourseRecap) error {
+		_, err := c.Fold(e.ctx, late) // folded after the recap: the archive would miss it
+		return err
+	})
+	if !errors.Is(err, kuis.ErrBusy) || n != 0 {
+		t.Errorf("Purge while a quiz is folded = %d, %v; want ErrBusy", n, err)
+	}
+	if _, err := c.Unfold(e.ctx, "kuis-c"); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, e.courseDump(c)); diff != "" {
+		t.Errorf("refused purges changed the course (-before +after):\n%s", diff)
+	}
+	var archived kuis.CourseRecap
+	n, err = c.Purge(e.ctx, func(_ context.Context, r kuis.CourseRecap) error { archived = r; return nil })
+	if diff := cmp.Diff(want, archived, cmpopts.IgnoreFields(kuis.CourseRecap{}, "TakenAt")); err != nil || n != 2 || diff != "" {
+		t.Errorf("Purge = %d, %v; want 2; archived (-want +got):\n%s", n, err, diff)
+	}
+	if diff := cmp.Diff(gone(c.Keys().Board(), c.Keys().Ledger()), e.courseDump(c)); diff != "" {
+		t.Errorf("after Purge (-want +got):\n%s", diff)
+	}
+	called := false
+	if n, err := c.Purge(e.ctx, func(context.Context, kuis.CourseRecap) error { called = true; return nil }); err != nil || n != 0 || !called {
+		t.Errorf("Purge of an empty course = %d, %v, archive called %v; want 0, nil, true", n, err, called)
+	}
+	// A ledger out of its form is no recap: nothing to archive, nothing deleted.
+	e.mustRaw("HSET", c.Keys().Ledger(), "kuis-a:Ali", "031")
+	if _, err := c.Recap(e.ctx); !errors.Is(err, kuis.ErrCorrupt) {
+		t.Errorf("Recap of a ledger out of its form = %v; want ErrCorrupt", err)
+	}
+	if n, err := c.Purge(e.ctx, func(context.Context, kuis.CourseRecap) error { t.Error("archive called"); return nil }); !errors.Is(err, kuis.ErrCorrupt) || n != 0 {
+		t.Errorf("Purge of a ledger out of its form = %d, %v; want ErrCorrupt", n, err)
+	}
+}
+
+// TestCourseArchivePurgesQuizzes: PurgeQuiz with Course.Archive folds each
+// quiz before its keys go, then calls the next archive; when that fails the
+// quiz stays, and a retry folds nothing twice and deletes it. The course
+// stays exact once every quiz is purged, and Store.Purge deletes it too.
+func TestCourseArchivePurgesQuizzes(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.course(courseID())
+	ref := e.finishedReference()
+	second := e.finished(2, map[string]int{"Ali": 2, "Eka": 1})
+	var archived []string
+	next := func(_ context.Context, r kuis.Recap) error { archived = append(archived, r.QuizID); return nil }
+	fail := errors.New("archive offline")
+	if _, err := e.store.PurgeQuiz(e.ctx, ref.QuizID, c.Archive(func(context.Context, kuis.Recap) error { return fail })); !errors.Is(err, fail) {
+		t.Fatalf("PurgeQuiz with a failing next = %v; want its error", err)
+	}
+	if !e.exists(e.keys(ref.QuizID).Meta()) {
+		t.Fatal("the quiz was deleted although its archive failed")
+	}
+	for _, rc := range []kuis.Recap{ref, second} {
+		if n, err := e.store.PurgeQuiz(e.ctx, rc.QuizID, c.Archive(next)); err != nil || n != 5 {
+			t.Fatalf("PurgeQuiz(%s) = %d, %v; want 5 keys", rc.QuizID, n, err)
+		}
+	}
+	if _, err := e.store.PurgeQuiz(e.ctx, quizID(), c.Archive(nil)); !errors.Is(err, kuis.ErrQuizNotFound) {
+		t.Errorf("PurgeQuiz of no quiz = %v; want ErrQuizNotFound", err)
+	}
+	if diff := cmp.Diff([]string{ref.QuizID, second.QuizID}, archived); diff != "" {
+		t.Errorf("next archived (-want +got):\n%s", diff)
+	}
+	wantFolded(t, e, c, ref, second)
+	if ids, err := e.store.Quizzes(e.ctx); err != nil || len(ids) != 0 {
+		t.Errorf("Quizzes after the purges = %v, %v; want none", ids, err)
+	}
+	if n, err := e.store.Purge(e.ctx); err != nil || n != 2 {
+		t.Errorf("Store.Purge = %d, %v; want the course's 2 keys", n, err)
+	}
+	if diff := cmp.Diff(gone(c.Keys().Board(), c.Keys().Ledger()), e.courseDump(c)); diff != "" {
+		t.Errorf("after Store.Purge (-want +got):\n%s", diff)
+	}
+}
+
+// TestCourseReadRefusals: bad arguments are refused before any I/O, and a
+// course key of the wrong type is ErrCorrupt naming it.
+func TestCourseReadRefusals(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.course(courseID())
+	rec := newRecorder(e.client)
+	rc := courseOn(t, e.storeOn(rec), c.Keys().CourseID())
+	calls := []struct {
+		name string
+		call func() error
+		want error
+	}{
+		{"Page(-1, 10)", func() error { _, err := rc.Page(e.ctx, -1, 10); return err }, kuis.ErrInvalidRange},
+		{"Page(0, 0)", func() error { _, err := rc.Page(e.ctx, 0, 0); return err }, kuis.ErrInvalidRange},
+		{"Page(0, 1001)", func() error { _, err := rc.Page(e.ctx, 0, 1001); return err }, kuis.ErrInvalidRange},
+		{"Around(Ali, 501)", func() error { _, err := rc.Around(e.ctx, "Ali", 501); return err }, kuis.ErrInvalidRange},
+		{"Around(\" Ali\", 1)", func() error { _, err := rc.Around(e.ctx, " Ali", 1); return err }, kuis.ErrInvalidParticipant},
+		{"Standing(\"\")", func() error { _, err := rc.Standing(e.ctx, ""); return err }, kuis.ErrInvalidParticipant},
+		{"Unfold(\"\")", func() error { _, err := rc.Unfold(e.ctx, ""); return err }, kuis.ErrInvalidQuizID},
+	}
+	for _, tc := range calls {
+		rec.start()
+		err := tc.call()
+		if sent := rec.stop(); !errors.Is(err, tc.want) || len(sent) != 0 {
+			t.Errorf("%s = %v, sent %v; want %v before any I/O", tc.name, err, sent, tc.want)
+		}
+	}
+	e.mustRaw("SET", c.Keys().Board(), "papan")
+	for name, call := range map[string]func() error{
+		"Standings": func() error { _, err := c.Standings(e.ctx); return err },
+		"Len":       func() error { _, err := c.Len(e.ctx); return err },
+		"Standing":  func() error { _, err := c.Standing(e.ctx, "Ali"); return err },
+		"Recap":     func() error { _, err := c.Recap(e.ctx); return err },
+		"Fold":      func() error { _, err := c.Fold(e.ctx, handRecap("kuis-a", 1, "Ali", 10)); return err },
+	} {
+		if err := call(); !errors.Is(err, kuis.ErrCorrupt) || !strings.Contains(err.Error(), c.Keys().Board()) {
+			t.Errorf("%s of a board that is a string = %v; want ErrCorrupt naming %s", name, err, c.Keys().Board())
+		}
+	}
+}
+
+// TestCourseFoldsAcrossSlots: on a cluster, the quiz and the course live in
+// slots of their own, and the fold reads the quiz's recap only: the course
+// is written on its node alone. Courses of one school stay apart.
+func TestCourseFoldsAcrossSlots(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ref := e.finishedReference()
+	courses := []*kuis.Course{e.course("ipa-8a"), e.course("ipa-8b"), e.course("ips-9c")}
+	for _, c := range courses {
+		if _, err := c.Fold(e.ctx, ref); err != nil {
+			t.Fatalf("Fold into %s: %v", c.Keys().CourseID(), err)
+		}
+	}
+	for _, c := range courses {
+		wantFolded(t, e, c, ref)
+	}
+	if _, err := courses[0].Unfold(e.ctx, ref.QuizID); err != nil {
+		t.Fatal(err)
+	}
+	wantFolded(t, e, courses[0])
+	wantFolded(t, e, courses[1], ref)
+}
+
+// TestCourseClientCache: with WithClientCache, repeated course reads and
+// team boards are served from the cache (on a real server: a quiet round of
+// 50 calls sends at most a handful of commands), and a fold by another
+// client is seen through the cache without waiting for its entries to
+// expire.
+func TestCourseClientCache(t *testing.T) {
+	const calls, handful = 50, 5
+	watched := []string{"zrange", "zrevrank", "zscore", "zcount", "zcard", "zmscore", "hlen"}
+	e := newEnv(t)
+	ref := e.finishedReference()
+	c := e.course(courseID())
+	if _, err := c.Fold(e.ctx, ref); err != nil {
+		t.Fatal(err)
+	}
+	want := courseReadsOf(e.ctx, c, e.board(ref.QuizID))
+	delete(want, "Quizzes") // HSCAN: never cached
+	delete(want, "Recap")   // a snapshot: never cached
+	client := e.client
+	if redistest.Real() {
+		client = redistest.Client(t) // the cache is the client's
+	}
+	cs := e.storeOn(client, cacheMinute)
+	cc := courseOn(t, cs, c.Keys().CourseID())
+	cb, _ := handles(t, cs, ref.QuizID)
+	read := func() map[string]any {
+		got := courseReadsOf(e.ctx, cc, cb)
+		delete(got, "Quizzes")
+		delete(got, "Recap")
+		return got
+	}
+	if diff := cmp.Diff(want, read()); diff != "" {
+		t.Fatalf("cached reads (-want +got):\n%s", diff)
+	}
+	if !redistest.Real() {
+		t.Skip("miniredis keeps no commandstats and has no CLIENT TRACKING: only the answers were checked")
+	}
+	var sent map[string]int64
+	var total int64
+	for deadline := time.Now().Add(signalWait); ; {
+		before := commandCalls(t, e.ctx, e.client, watched...)
+		for range calls {
+			read()
+		}
+		sent, total = commandCalls(t, e.ctx, e.client, watched...), 0
+		for cmd := range sent {
+			total += sent[cmd] - before[cmd]
+		}
+		if total <= handful || time.Now().After(deadline) {
+			break
+		}
+	}
+	if total > handful {
+		t.Errorf("%d rounds of cached course reads sent %d commands, want at most %d", calls, total, handful)
+	}
+	second := handRecap("kuis-lagi", 1, "Dewi", 10)
+	if _, err := c.Fold(e.ctx, second); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(signalWait); ; {
+		s, err := cc.Standing(e.ctx, "Dewi")
+		if err == nil && s.Score == 20 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a cached Standing did not see the fold within %v: %+v, %v", signalWait, s, err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
