@@ -235,24 +235,3 @@ func quote(s string) string { return wire.Quote(s) }
 // number prints a score for a message: whole numbers in full
 // (100000000000000000000, not 1e+20), others as short decimals.
 func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
-// decodeStandings turns board scores in the reads' order (ZRANGE ... REV
-// WITHSCORES of the board, or byPlace's) into standings whose display rank
-// starts at first. Competition ranks are counted from the first standing, as
-// if it began a group of equal scores: a caller whose range starts inside a
-// group corrects them (Board.rangeByRank).
-func decodeStandings(board string, zs []rueidis.ZScore, first int) ([]Standing, error) {
-	out := make([]Standing, len(zs))
-	for i, z := range zs {
-		score, err := decodeScore(board, z.Member, z.Score)
-		if err != nil {
-			return nil, err
-		}
-		comp := first + i
-		if i > 0 && score == out[i-1].Score {
-			comp = out[i-1].CompetitionRank
-		}
-		out[i] = Standing{Rank: first + i, CompetitionRank: comp, Participant: z.Member, Score: score}
-	}
-	return out, nil
-}

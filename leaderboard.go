@@ -305,3 +305,24 @@ func decodeScore(key, member string, f float64) (int64, error) {
 	}
 	return score, nil
 }
+
+// decodeStandings turns board scores in the reads' order (ZRANGE ... REV
+// WITHSCORES of the board, or byPlace's) into standings whose display rank
+// starts at first. Competition ranks are counted from the first standing, as
+// if it began a group of equal scores: a caller whose range starts inside a
+// group corrects them (Board.rangeByRank).
+func decodeStandings(board string, zs []rueidis.ZScore, first int) ([]Standing, error) {
+	out := make([]Standing, len(zs))
+	for i, z := range zs {
+		score, err := decodeScore(board, z.Member, z.Score)
+		if err != nil {
+			return nil, err
+		}
+		comp := first + i
+		if i > 0 && score == out[i-1].Score {
+			comp = out[i-1].CompetitionRank
+		}
+		out[i] = Standing{Rank: first + i, CompetitionRank: comp, Participant: z.Member, Score: score}
+	}
+	return out, nil
+}
