@@ -2,7 +2,6 @@ package kuis
 
 import (
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"slices"
@@ -176,17 +175,18 @@ func (c *Course) recapOf(snap courseSnapshot) (CourseRecap, error) {
 // "rank,competition_rank,participant,score" and then one column per folded
 // quiz, named by its ID, in Quizzes' order; then one row per participant, in
 // Standings' order, each quiz's cell the points it gave the participant (0
-// for a quiz they have no points from). Names are written exactly as stored
-// (see Recap.WriteCSV on spreadsheets). It returns w's error as it is.
-func (r CourseRecap) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
+// for a quiz they have no points from). opts choose the file's form
+// (ForSpreadsheet); by default names are written exactly as stored. It
+// returns w's error as it is.
+func (r CourseRecap) WriteCSV(w io.Writer, opts ...CSVOption) error {
+	cw := newCSVWriter(w, opts)
 	header := []string{"rank", "competition_rank", "participant", "score"}
 	column := make(map[string]int, len(r.Quizzes))
 	for i, q := range r.Quizzes {
 		header = append(header, q.QuizID)
 		column[q.QuizID] = i
 	}
-	if err := cw.Write(header); err != nil {
+	if err := cw.write(header); err != nil {
 		return err
 	}
 	got := map[string][]int64{}
@@ -208,12 +208,11 @@ func (r CourseRecap) WriteCSV(w io.Writer) error {
 			}
 			row = append(row, strconv.FormatInt(p, 10))
 		}
-		if err := cw.Write(row); err != nil {
+		if err := cw.write(row); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.flush()
 }
 
 // Purge deletes the course's keys, and only after its standings are safe:

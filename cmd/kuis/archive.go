@@ -52,14 +52,14 @@ func render(r kuis.Recap, format string, opts ...kuis.CSVOption) ([]byte, error)
 
 // renderCourse is a course's recap in a format: "json" is json.Marshal of
 // the CourseRecap, "standings" CourseRecap.WriteCSV.
-func renderCourse(r kuis.CourseRecap, format string) ([]byte, error) {
+func renderCourse(r kuis.CourseRecap, format string, opts ...kuis.CSVOption) ([]byte, error) {
 	var b bytes.Buffer
 	var err error
 	switch format {
 	case "json":
 		return json.Marshal(r)
 	case "standings":
-		err = r.WriteCSV(&b)
+		err = r.WriteCSV(&b, opts...)
 	default:
 		err = fmt.Errorf("unknown format %q", format)
 	}

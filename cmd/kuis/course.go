@@ -260,7 +260,7 @@ var courseFormats = []string{"standings", "json"}
 
 var cmdCourseRecap = &command{
 	name:    "course recap",
-	args:    "COURSE [-format standings|json] [-o FILE]",
+	args:    "COURSE [-format standings|json] [-spreadsheet] [-o FILE]",
 	summary: "a course's standings and ledger, as CSV or JSON",
 	detail: `
 Takes the course's recap (Course.Recap: its board and ledger as one
@@ -269,11 +269,13 @@ consistent snapshot) and prints it in a format:
              folded quiz: the points it gave (CourseRecap.WriteCSV)
   json       the whole CourseRecap as one JSON object, in the library's field
              names: standings, quizzes, possible, entries (the ledger), taken_at
-The CSV is the library's default form, which reads back byte for byte. With
+The CSV is the library's default form, which reads back byte for byte; with
+-spreadsheet it is the form for a spreadsheet, as kuis recap -h says. With
 -o FILE the file is written whole or not at all (a temporary file, flushed
 and renamed), readable by its owner only.`,
 	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		format := fs.String("format", "standings", "`FORMAT`: standings or json")
+		sheet := fs.Bool("spreadsheet", false, "CSV for a spreadsheet: BOM, quoted cells, formulas made text")
 		out := fs.String("o", "", "write to `FILE` instead of stdout")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := courseArgs("course recap", args, 0, 0, ""); err != nil {
@@ -281,6 +283,13 @@ and renamed), readable by its owner only.`,
 			}
 			if !slices.Contains(courseFormats, *format) {
 				return usagef("kuis course recap: -format %q: want standings or json", *format)
+			}
+			var opts []kuis.CSVOption
+			if *sheet {
+				if *format == "json" {
+					return usagef("kuis course recap: -spreadsheet is for the CSV format, not json")
+				}
+				opts = append(opts, kuis.ForSpreadsheet())
 			}
 			if err := c.connect(ctx); err != nil {
 				return err
@@ -296,7 +305,7 @@ and renamed), readable by its owner only.`,
 			if err != nil {
 				return c.fail(what, err)
 			}
-			data, err := renderCourse(r, *format)
+			data, err := renderCourse(r, *format, opts...)
 			if err != nil {
 				return c.fail(what, err)
 			}

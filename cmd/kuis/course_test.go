@@ -243,6 +243,14 @@ func TestCourseRecap(t *testing.T) {
 			t.Errorf("%v (-want +got):\n%s", args, diff)
 		}
 	}
+	var sheet bytes.Buffer
+	if err := recap.WriteCSV(&sheet, kuis.ForSpreadsheet()); err != nil {
+		t.Fatal(err)
+	}
+	out := tg.must("course", "recap", "ipa-8a", "-spreadsheet")
+	if diff := cmp.Diff(sheet.String(), out); diff != "" || !strings.HasPrefix(out, "\uFEFF") || !strings.Contains(out, `"'=HYPERLINK(`) {
+		t.Errorf("course recap -spreadsheet: want the library's spreadsheet form, a BOM and the formula made text (-want +got):\n%s", diff)
+	}
 	file := filepath.Join(t.TempDir(), "kursus.csv")
 	if out := tg.must("course", "recap", "ipa-8a", "-o", file); out != "" {
 		t.Errorf("course recap -o: stdout %q", out)
@@ -251,7 +259,7 @@ func TestCourseRecap(t *testing.T) {
 		t.Errorf("course recap -o FILE: %q, %v; want %q", got, err, want.String())
 	}
 
-	out := tg.must("course", "recap", "ipa-8a", "-format", "json")
+	out = tg.must("course", "recap", "ipa-8a", "-format", "json")
 	var got kuis.CourseRecap
 	if err := json.Unmarshal([]byte(out), &got); err != nil {
 		t.Fatal(err)
