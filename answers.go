@@ -286,3 +286,13 @@ func (b *Board) decodeAnswer(r recordReply, participant string) (Answer, error) 
 	}
 	return Answer{Score: score, Duplicate: dup}, nil
 }
+
+func (q quiz) checkAnswer(participant string, question int) error {
+	if err := q.checkParticipant(participant); err != nil {
+		return err
+	}
+	if question < 1 {
+		return fmt.Errorf("%w: %s: question %d (want 1 to jumlah_soal)", ErrInvalidQuestion, q.about(participant), question)
+	}
+	return nil
+}

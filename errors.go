@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -247,3 +248,7 @@ func about(quizID, participant string) string {
 // quote is s as error messages show it: Go-quoted, cut to its first 64
 // bytes (at a rune boundary) with an ellipsis.
 func quote(s string) string { return wire.Quote(s) }
+
+// number prints a score for a message: whole numbers in full
+// (100000000000000000000, not 1e+20), others as short decimals.
+func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

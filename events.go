@@ -40,8 +40,8 @@ const (
 	minLiveEvery = 50 * time.Millisecond
 )
 
-// Events is the quiz's feed: every event after the event ID after ("" means
-// from the start of the quiz), in order, then each new one as it is written,
+// Events is the quiz's feed: every event after the event ID after ("", and
+// Redis's "0-0", mean from the start of the quiz), in order, then each new one as it is written,
 // until the quiz is finished or ctx ends. The feed is the answer log: an
 // event exists if and only if the write it describes happened. The
 // EventFinished event is the last one: the iterator stops after it. A reader
@@ -93,11 +93,13 @@ func (b *Board) Events(ctx context.Context, after string) iter.Seq2[Event, error
 // refreshes every every. It ends after the quiz is finished and the final
 // board was yielded; when ctx ends it yields ctx's error once and stops; any
 // other error is yielded once and ends it too. Each interval costs one O(1)
-// probe of the status and the log's last entry, and a board read only when
+// probe of the status and the log's two ends, and a board read only when
 // they changed: never one read per answer. It starts no goroutine.
 //
 // Errors (yielded): ErrInvalidRange for a top outside 1 to 1000 or an every
-// below 50 ms, before any I/O; ErrQuizNotFound; ErrCorrupt; ErrForbidden.
+// below 50 ms, before any I/O; ErrQuizNotFound, also when the quiz is purged
+// while Live follows it, or purged and created again under its ID (its log
+// starts anew); ErrCorrupt; ErrForbidden.
 // Invalid bounds and a missing quiz are the first value yielded, before any
 // wait, as with Events.
 func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq2[[]Standing, error] {

@@ -3,8 +3,6 @@ package kuis
 import (
 	"fmt"
 	"strings"
-
-	"github.com/kuisboard/kuis/internal/wire"
 )
 
 // Keys are the validated key names of one quiz. The zero value holds no keys;
@@ -166,25 +164,4 @@ func validID(s string) bool {
 		}
 	}
 	return true
-}
-
-func (q quiz) checkAnswer(participant string, question int) error {
-	if err := q.checkParticipant(participant); err != nil {
-		return err
-	}
-	if question < 1 {
-		return fmt.Errorf("%w: %s: question %d (want 1 to jumlah_soal)", ErrInvalidQuestion, q.about(participant), question)
-	}
-	return nil
-}
-
-func (q quiz) checkMeta(title string, questions int) error {
-	if !wire.Text(title, maxTitleLen) {
-		return fmt.Errorf("%w: %s: title %s (want 1 to %d bytes of UTF-8 without control characters)",
-			ErrInvalidMeta, q.about(""), quote(title), maxTitleLen)
-	}
-	if questions < 1 || questions > wire.MaxQuestions {
-		return fmt.Errorf("%w: %s: %d questions (want 1 to %d)", ErrInvalidMeta, q.about(""), questions, wire.MaxQuestions)
-	}
-	return nil
 }

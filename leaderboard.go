@@ -306,10 +306,6 @@ func decodeScore(key, member string, f float64) (int64, error) {
 	return score, nil
 }
 
-// number prints a score for a message: whole numbers in full
-// (100000000000000000000, not 1e+20), others as short decimals.
-func number(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
-
 // decodeStandings turns board scores in the reads' order (ZRANGE ... REV
 // WITHSCORES of the board, or byPlace's) into standings whose display rank
 // starts at first. Competition ranks are counted from the first standing, as

@@ -157,3 +157,14 @@ func (q quiz) decodeMeta(fields map[string]string, err error, need metaNeeds) (I
 	}
 	return info, nil
 }
+
+func (q quiz) checkMeta(title string, questions int) error {
+	if !wire.Text(title, maxTitleLen) {
+		return fmt.Errorf("%w: %s: title %s (want 1 to %d bytes of UTF-8 without control characters)",
+			ErrInvalidMeta, q.about(""), quote(title), maxTitleLen)
+	}
+	if questions < 1 || questions > wire.MaxQuestions {
+		return fmt.Errorf("%w: %s: %d questions (want 1 to %d)", ErrInvalidMeta, q.about(""), questions, wire.MaxQuestions)
+	}
+	return nil
+}

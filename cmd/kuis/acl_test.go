@@ -111,8 +111,9 @@ func applied(t *testing.T, r result, user string, nodes map[string]string, saved
 }
 
 // checkRoles runs kuis as users of the three roles on tg: the operator
-// lists and purges, the teacher audits but may not purge, the app may not
-// list; each refusal in its own words, and nothing deleted.
+// lists, purges and folds into a course, the teacher audits but may not
+// purge or fold, the app may not list but reads the course and ranks teams;
+// each refusal in its own words, and nothing deleted or folded.
 func checkRoles(t *testing.T, tg *target, operator, teacher, app aclUser) {
 	t.Helper()
 	tg.reference("kuis-01", true)
@@ -127,7 +128,9 @@ func checkRoles(t *testing.T, tg *target, operator, teacher, app aclUser) {
 		what string
 	}{
 		{teacher, []string{"purge", "kuis-01", "-archive", dir}, "purge kuis-01"},
+		{teacher, []string{"course", "fold", "kelas", "kuis-01"}, "course fold kelas kuis-01"},
 		{app, []string{"quizzes"}, "quizzes"},
+		{app, []string{"course", "audit", "kelas"}, "course audit kelas"},
 	} {
 		r := tg.as(who.u).kuis(who.args...)
 		if r.code != 1 || r.stdout != "" {
@@ -138,6 +141,9 @@ func checkRoles(t *testing.T, tg *target, operator, teacher, app aclUser) {
 	if !tg.exists("kuis-01") {
 		t.Fatal("a refused purge deleted the quiz")
 	}
+	if got := tg.courseBoard("kelas"); len(got) != 0 {
+		t.Fatalf("a refused fold folded: %v", got)
+	}
 	want := []string{"kuis-01 selesai 3 4 9 Kuis Matematika Kelas 8", "kuis-02 selesai 3 4 9 Kuis Matematika Kelas 8"}
 	if diff := cmp.Diff(want, words(tg.as(operator).must("quizzes"))); diff != "" {
 		t.Errorf("quizzes as the operator (-want +got):\n%s", diff)
@@ -146,12 +152,23 @@ func checkRoles(t *testing.T, tg *target, operator, teacher, app aclUser) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out := lines(tg.as(operator).must("purge", "-finished", "-archive", dir)); len(out) != 2 {
-		t.Errorf("purge -finished as the operator: %q", out)
+	out := lines(tg.as(operator).must("purge", "-finished", "-archive", dir, "-course", "kelas"))
+	if len(out) != 2 || !strings.Contains(out[1], "folded into kelas, ") {
+		t.Errorf("purge -finished -course as the operator: %q", out)
 	}
 	checkArchive(t, dir, recap)
 	if tg.exists("kuis-01") || tg.exists("kuis-02") {
 		t.Error("purge -finished as the operator left a quiz")
+	}
+	if got := words(tg.as(app).must("course", "show", "kelas", "-top", "1")); len(got) != 2 || got[1] != "1 Citra 60" {
+		t.Errorf("course show as the app: %q", got)
+	}
+	roster := rosterFile(t, "A,Ali\nA,Budi\nB,Citra\n")
+	if got := words(tg.as(app).must("teams", "-course", "kelas", "-roster", roster)); len(got) != 2 || got[0] != "1 A 2 100 50.00" {
+		t.Errorf("teams -course as the app: %q", got)
+	}
+	if got := tg.as(teacher).must("course", "audit", "kelas"); got != "" {
+		t.Errorf("course audit as the teacher: %q", got)
 	}
 
 	wrong := tg.as(operator)

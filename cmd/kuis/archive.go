@@ -22,6 +22,13 @@ var archiveFiles = []struct{ name, format string }{
 	{"answers.csv", "answers"},
 }
 
+// courseFiles are the files of a course's archive, in the order written, and
+// the format of each (as course recap -format names them).
+var courseFiles = []struct{ name, format string }{
+	{"recap.json", "json"},
+	{"standings.csv", "standings"},
+}
+
 // render is the recap in a format: "json" is json.Marshal of the Recap;
 // "standings", "gradebook" and "answers" are the library's CSV writers
 // (Recap.WriteCSV, WriteGradebookCSV, WriteAnswersCSV) with opts.
@@ -43,68 +50,166 @@ func render(r kuis.Recap, format string, opts ...kuis.CSVOption) ([]byte, error)
 	return b.Bytes(), err
 }
 
-// quizDir is the directory of quiz id's archive under dir. A quiz ID is
-// ASCII letters, digits, '-', '_' and '.', so it names one directory
+// renderCourse is a course's recap in a format: "json" is json.Marshal of
+// the CourseRecap, "standings" CourseRecap.WriteCSV.
+func renderCourse(r kuis.CourseRecap, format string, opts ...kuis.CSVOption) ([]byte, error) {
+	var b bytes.Buffer
+	var err error
+	switch format {
+	case "json":
+		return json.Marshal(r)
+	case "standings":
+		err = r.WriteCSV(&b, opts...)
+	default:
+		err = fmt.Errorf("unknown format %q", format)
+	}
+	return b.Bytes(), err
+}
+
+// archive is what one archive holds: whose it is (a quiz's or a course's,
+// as its recap.json says) and its files, recap.json first, in the order
+// written.
+type archive struct {
+	owner owner
+	files []archiveFile
+}
+
+// archiveFile is one file of an archive: its name and its bytes.
+type archiveFile struct {
+	name string
+	data []byte
+}
+
+// owner is whose archive a directory holds: a quiz's or a course's, by ID.
+type owner struct {
+	kind string // "quiz" or "course"
+	id   string
+}
+
+func (o owner) String() string { return fmt.Sprintf("%s %q", o.kind, o.id) }
+
+// ownerOf is the owner a recap.json names: its "quiz_id" (a Recap) or its
+// "course_id" (a CourseRecap); false for anything else.
+func ownerOf(recapJSON []byte) (owner, bool) {
+	var r struct {
+		QuizID   *string `json:"quiz_id"`
+		CourseID *string `json:"course_id"`
+	}
+	switch err := json.Unmarshal(recapJSON, &r); {
+	case err != nil:
+		return owner{}, false
+	case r.QuizID != nil && r.CourseID == nil:
+		return owner{"quiz", *r.QuizID}, true
+	case r.CourseID != nil && r.QuizID == nil:
+		return owner{"course", *r.CourseID}, true
+	}
+	return owner{}, false
+}
+
+// quizArchive is the archive of a quiz's recap: archiveFiles.
+func quizArchive(r kuis.Recap) (archive, error) {
+	a := archive{owner: owner{"quiz", r.QuizID}}
+	for _, f := range archiveFiles {
+		data, err := render(r, f.format)
+		if err != nil {
+			return archive{}, fmt.Errorf("%s: %w", f.name, err)
+		}
+		a.files = append(a.files, archiveFile{f.name, data})
+	}
+	return a, nil
+}
+
+// courseArchive is the archive of a course's recap: courseFiles.
+func courseArchive(r kuis.CourseRecap) (archive, error) {
+	a := archive{owner: owner{"course", r.CourseID}}
+	for _, f := range courseFiles {
+		data, err := renderCourse(r, f.format)
+		if err != nil {
+			return archive{}, fmt.Errorf("%s: %w", f.name, err)
+		}
+		a.files = append(a.files, archiveFile{f.name, data})
+	}
+	return a, nil
+}
+
+// archiveDir is the directory of id's archive under dir. A quiz or course
+// ID is ASCII letters, digits, '-', '_' and '.', so it names one directory
 // entry, but for "." and "..", which it cannot.
-func quizDir(dir, id string) (string, error) {
+func archiveDir(dir, id string) (string, error) {
 	if id == "." || id == ".." {
-		return "", fmt.Errorf("a quiz named %q cannot have a directory of its own", id)
+		return "", fmt.Errorf("%q cannot name a directory of its own", id)
 	}
 	return filepath.Join(dir, id), nil
 }
 
-// writeArchive writes the recap's archive, every file of archiveFiles, in
-// the directory of its quiz under dir, and returns that directory. Each file
-// is written to a temporary file in the same directory, flushed to disk,
-// closed and renamed to its name; then the directory is flushed, so that the
-// renames are on disk too. A file under its final name is therefore always
-// complete, and when writeArchive returns nil all four are on disk. Files
-// written by an earlier call are replaced whole, and temporary files that a
-// call stopped midway left behind are removed.
-func writeArchive(dir string, r kuis.Recap) (string, error) {
-	qdir, err := quizDir(dir, r.QuizID)
+// write writes the archive in the directory of its owner under dir, and
+// returns that directory. Each file is written to a temporary file in the
+// same directory, flushed to disk, closed and renamed to its name; then the
+// directory is flushed, so that the renames are on disk too. A file under
+// its final name is therefore always complete, and when write returns nil
+// all of them are on disk. Files written by an earlier call are replaced
+// whole, and temporary files that a call stopped midway left behind are
+// removed. A directory that holds the archive of another quiz or course (a
+// course and a quiz of the same ID archived in one directory) is refused,
+// with nothing written.
+func (a archive) write(dir string) (string, error) {
+	adir, err := archiveDir(dir, a.owner.id)
 	if err != nil {
 		return "", err
 	}
-	if err := ensureDir(qdir); err != nil {
+	if err := ensureDir(adir); err != nil {
 		return "", err
 	}
-	for _, f := range archiveFiles {
-		stale, _ := filepath.Glob(filepath.Join(qdir, "."+f.name+".*.tmp"))
+	switch b, err := os.ReadFile(filepath.Join(adir, "recap.json")); {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return "", err
+	default:
+		if o, ok := ownerOf(b); !ok || o != a.owner {
+			return "", fmt.Errorf("%s holds the archive of another quiz or course, not of %s: archive in another directory", adir, a.owner)
+		}
+	}
+	for _, f := range a.files {
+		stale, _ := filepath.Glob(filepath.Join(adir, "."+f.name+".*.tmp"))
 		for _, s := range stale {
 			_ = os.Remove(s)
 		}
 	}
-	for _, f := range archiveFiles {
-		data, err := render(r, f.format)
-		if err != nil {
-			return "", fmt.Errorf("%s: %w", f.name, err)
-		}
-		if err := writeFile(qdir, f.name, data); err != nil {
+	for _, f := range a.files {
+		if err := writeFile(adir, f.name, f.data); err != nil {
 			return "", err
 		}
 	}
-	return qdir, syncDir(qdir)
+	return adir, syncDir(adir)
 }
 
-// archived reports whether dir holds a whole archive of quiz id: every
-// file of archiveFiles, and a recap.json of that quiz.
-func archived(dir, id string) bool {
-	qdir, err := quizDir(dir, id)
+// archived reports whether dir holds a whole archive of o: every one of
+// files, and a recap.json of o.
+func archived(dir string, o owner, files []string) bool {
+	adir, err := archiveDir(dir, o.id)
 	if err != nil {
 		return false
 	}
-	for _, f := range archiveFiles {
-		if st, err := os.Stat(filepath.Join(qdir, f.name)); err != nil || !st.Mode().IsRegular() {
+	for _, f := range files {
+		if st, err := os.Stat(filepath.Join(adir, f)); err != nil || !st.Mode().IsRegular() {
 			return false
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(qdir, "recap.json"))
+	b, err := os.ReadFile(filepath.Join(adir, "recap.json"))
 	if err != nil {
 		return false
 	}
-	var r kuis.Recap
-	return json.Unmarshal(b, &r) == nil && r.QuizID == id
+	got, ok := ownerOf(b)
+	return ok && got == o
+}
+
+// names are the names of an archive's files.
+func names(files []struct{ name, format string }) []string {
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.name
+	}
+	return out
 }
 
 // writeFile writes data to dir/name through a temporary file of that

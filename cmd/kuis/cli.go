@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -30,9 +31,11 @@ type command struct {
 
 // commands is every command, in the order kuis -h lists them. Each group of
 // commands lives in a file of its own (quizzes.go, watch.go, recap.go,
-// audit.go, purge.go, acl.go) and adds its entries here.
+// audit.go, purge.go, course.go, teams.go, acl.go) and adds its entries here.
 var commands = []*command{
-	cmdQuizzes, cmdShow, cmdWatch, cmdRecap, cmdAudit, cmdRepair, cmdPurge, cmdACLRules, cmdACLApply,
+	cmdQuizzes, cmdShow, cmdWatch, cmdRecap, cmdAudit, cmdRepair, cmdPurge,
+	cmdCourseFold, cmdCourseUnfold, cmdCourseShow, cmdCourseRecap, cmdCourseAudit, cmdCourseRepair, cmdCoursePurge,
+	cmdTeams, cmdACLRules, cmdACLApply,
 }
 
 // exitError ends a run with code, after printing msg (when not empty) as
@@ -59,9 +62,10 @@ type globals struct {
 	timeout                                            time.Duration
 }
 
-// cli is one run of kuis: where it writes, its environment, its flags, and
-// the connection once a command asked for it.
+// cli is one run of kuis: where it reads and writes, its environment, its
+// flags, and the connection once a command asked for it.
 type cli struct {
+	stdin          io.Reader // read by a command given "-" for a file (teams -roster -)
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	g              globals
@@ -75,10 +79,11 @@ type cli struct {
 
 // run is kuis: it parses args (without the program's name), runs the
 // command they name, and returns the exit status. It reads the environment
-// through getenv, writes the result to stdout and everything else to
-// stderr, and ends when ctx does (an interrupt).
-func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) int {
-	c := &cli{stdout: stdout, stderr: stderr, getenv: getenv}
+// through getenv and a file named "-" from stdin, writes the result to
+// stdout and everything else to stderr, and ends when ctx does (an
+// interrupt).
+func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
 	err := c.run(ctx, args)
 	if c.client != nil {
 		c.client.Close()
@@ -112,7 +117,7 @@ func (c *cli) run(ctx context.Context, args []string) error {
 	fs.StringVar(&g.namespace, "namespace", kuis.DefaultNamespace, "the keys' first segment, `NS`, as WithNamespace sets it")
 	fs.BoolVar(&g.hashTag, "hash-tag", false, "quiz IDs in braces in key names, as WithHashTag sets them")
 	fs.StringVar(&g.ties, "ties", "name", "the order of equal scores, `name` or time, as WithTies sets it")
-	fs.DurationVar(&g.timeout, "timeout", time.Minute, "the longest one step may take: connecting, or one quiz's read, audit, repair or purge; 0: no limit")
+	fs.DurationVar(&g.timeout, "timeout", time.Minute, "the longest one step may take: connecting, or one quiz's or course's read, fold, audit, repair or purge; 0: no limit")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			c.usage(fs)
@@ -286,7 +291,8 @@ func (c *cli) usage(fs *flag.FlagSet) {
 	w := c.stdout
 	fmt.Fprint(w, `kuis operates the quizzes of a kuis deployment on Redis: it lists, shows and
 watches them, recaps, audits and repairs them, archives and purges finished ones,
-and makes the ACL users of the library's roles on every node.
+folds them into course boards, ranks teams, and makes the ACL users of the
+library's roles on every node.
 
 Usage: kuis [flags] <command> [arguments]
 
@@ -434,13 +440,15 @@ func (c *cli) errorLine(msg string) {
 }
 
 // words says what went wrong in an operator's words: a refused role, a
-// missing quiz, an unreachable server, a refused login, a timeout and an
-// interrupt each have their own; anything else is the library's message.
+// missing quiz, a running quiz, a course that holds a quiz otherwise than its
+// recap, an unreachable or not ready server, a refused login, a timeout and
+// an interrupt each have their own; anything else is the library's message.
 func (c *cli) words(err error) string {
 	user := c.g.user
 	if user == "" {
 		user = "default"
 	}
+	addrs := strings.Join(c.addrs, ",")
 	var opErr *net.OpError
 	var re *rueidis.RedisError
 	switch {
@@ -453,22 +461,58 @@ func (c *cli) words(err error) string {
 		return fmt.Sprintf("no such quiz in namespace %q", c.g.namespace)
 	case errors.Is(err, kuis.ErrQuizRunning):
 		return "quiz is still running"
+	case errors.Is(err, kuis.ErrConflict):
+		return conflictWords(err)
 	case errors.Is(err, context.DeadlineExceeded):
 		return fmt.Sprintf("timed out after %v (-timeout)", c.g.timeout)
 	case errors.Is(err, context.Canceled):
 		return "interrupted"
 	case errors.As(err, &re) && (strings.HasPrefix(re.Error(), "WRONGPASS") || strings.HasPrefix(re.Error(), "NOAUTH")):
-		return fmt.Sprintf("Redis at %s refused the login of user %q: %s", strings.Join(c.addrs, ","), user, re.Error())
+		return fmt.Sprintf("Redis at %s refused the login of user %q: %s", addrs, user, re.Error())
 	case errors.As(err, &re) && strings.HasPrefix(re.Error(), "MOVED"):
-		return fmt.Sprintf("%s is a Redis Cluster node: use -cluster", strings.Join(c.addrs, ","))
-	case errors.As(err, &opErr), errors.Is(err, syscall.ECONNREFUSED):
-		reason := err.Error()
-		if opErr != nil && opErr.Err != nil {
+		return fmt.Sprintf("%s is a Redis Cluster node: use -cluster", addrs)
+	case errors.Is(err, kuis.ErrUnavailable) && errors.As(err, &re):
+		return fmt.Sprintf("Redis at %s is not ready: %s; try again later", addrs, re.Error())
+	case errors.As(err, &opErr), errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, kuis.ErrUnavailable):
+		reason := strings.TrimPrefix(err.Error(), kuis.ErrUnavailable.Error()+": ")
+		switch {
+		case opErr != nil && opErr.Err != nil:
 			reason = opErr.Err.Error()
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			reason = "the server closed the connection"
 		}
-		return fmt.Sprintf("cannot reach Redis at %s: %s", strings.Join(c.addrs, ","), reason)
+		return fmt.Sprintf("cannot reach Redis at %s: %s", addrs, reason)
 	}
 	return strings.TrimPrefix(err.Error(), "kuis: ")
+}
+
+// conflictDetail is what the library's ErrConflict says after its sentinel:
+// the course and the quiz, what disagrees, and its advice to Unfold.
+var conflictDetail = regexp.MustCompile(`course "([^"]*)", quiz "([^"]*)": (.*?)(?:; Unfold the quiz to fold its new recap)?$`)
+
+// conflictWords says that a course holds a quiz otherwise than the quiz's
+// recap, what differs, and what the operator does about it. (Course and quiz
+// IDs hold no quote, so the library's quoting of them needs no unquoting.)
+func conflictWords(err error) string {
+	_, detail, _ := strings.Cut(err.Error(), kuis.ErrConflict.Error()+": ")
+	m := conflictDetail.FindStringSubmatch(detail)
+	if m == nil {
+		return "the course holds the quiz otherwise than its recap: " + detail
+	}
+	return fmt.Sprintf("course %s holds quiz %s otherwise than its recap (the quiz changed since it was folded): %s; kuis course unfold %s %s, then fold it again",
+		m[1], m[2], m[3], m[1], m[2])
+}
+
+// inputError is the library's refusal of what the command was given (a quiz
+// or course ID, a team or a member of a roster), as a usage error of command
+// name, found before anything is read; nil for any other error.
+func inputError(name string, err error) error {
+	for _, sentinel := range []error{kuis.ErrInvalidQuizID, kuis.ErrInvalidCourseID, kuis.ErrInvalidTeam, kuis.ErrInvalidParticipant} {
+		if errors.Is(err, sentinel) {
+			return usagef("kuis %s: %s", name, strings.TrimPrefix(err.Error(), "kuis: "))
+		}
+	}
+	return nil
 }
 
 // quizArgs are the quiz IDs of a command's arguments, each once, or, when
@@ -518,7 +562,10 @@ func (c *cli) quizArgs(ctx context.Context, name string, args []string, all bool
 func (c *cli) checkIDs(name string, ids ...string) error {
 	for _, id := range ids {
 		if _, err := c.store.Keys(id); err != nil {
-			return usagef("kuis %s: %s", name, strings.TrimPrefix(err.Error(), "kuis: "))
+			if uerr := inputError(name, err); uerr != nil {
+				return uerr
+			}
+			return err
 		}
 	}
 	return nil

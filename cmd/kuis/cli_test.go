@@ -3,20 +3,25 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/redistest"
+	"github.com/redis/rueidis"
 )
 
 // runKuis runs kuis in-process with the environment env.
 func runKuis(env map[string]string, args ...string) result {
 	var stdout, stderr bytes.Buffer
-	code := run(context.Background(), args, func(k string) string { return env[k] }, &stdout, &stderr)
+	code := run(context.Background(), args, func(k string) string { return env[k] }, strings.NewReader(""), &stdout, &stderr)
 	return result{code, stdout.String(), stderr.String()}
 }
 
@@ -65,6 +70,29 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"purge", "-finished"}, "no -archive"},
 		{[]string{"purge", "-archive", "d"}, "no quiz"},
 		{[]string{"purge", "q", "-finished", "-archive", "d"}, "give one of them"},
+		{[]string{"purge", "-finished", "-archive", "d", "-course"}, "flag needs an argument: -course"},
+		{[]string{"course"}, "which one"},
+		{[]string{"course", "grade"}, `unknown command "grade"`},
+		{[]string{"course", "fold"}, "no COURSE"},
+		{[]string{"course", "fold", "c"}, "no QUIZ after the course"},
+		{[]string{"course", "unfold", "c"}, "no QUIZ after the course"},
+		{[]string{"course", "unfold", "c", "q", "r"}, `unexpected argument "r"`},
+		{[]string{"course", "unfold", "c", "q", "-all"}, "-all"},
+		{[]string{"course", "show"}, "no COURSE"},
+		{[]string{"course", "show", "c", "d"}, `unexpected argument "d"`},
+		{[]string{"course", "show", "c", "-top", "0"}, "-top 0"},
+		{[]string{"course", "recap", "c", "-format", "gradebook"}, `-format "gradebook"`},
+		{[]string{"course", "audit"}, "no COURSE"},
+		{[]string{"course", "audit", "c", "d"}, `unexpected argument "d"`},
+		{[]string{"course", "repair"}, "no COURSE"},
+		{[]string{"course", "purge", "c"}, "no -archive"},
+		{[]string{"course", "purge", "-archive", "d"}, "no COURSE"},
+		{[]string{"teams"}, "no QUIZ"},
+		{[]string{"teams", "-roster", "r"}, "no QUIZ: give QUIZ or -course COURSE"},
+		{[]string{"teams", "q", "-course", "c", "-roster", "r"}, "give one of them"},
+		{[]string{"teams", "q", "r", "-roster", "x"}, "one QUIZ, not 2"},
+		{[]string{"teams", "q"}, "no -roster"},
+		{[]string{"teams", "q", "-roster", "r", "-by", "median"}, `-by "median"`},
 		{[]string{"acl"}, "which one"},
 		{[]string{"acl", "grant"}, `unknown command "grant"`},
 		{[]string{"acl", "rules"}, "one ROLE"},
@@ -208,4 +236,47 @@ func TestInvalidQuizID(t *testing.T) {
 		t.Errorf("an interrupted purge: exit %d, stdout %q", r.code, r.stdout)
 	}
 	oneLine(t, "an interrupted purge", r.stderr, "kuis: ", "interrupted")
+}
+
+// TestUnavailableWords: the library's ErrUnavailable has its own words: a
+// server that is not ready (LOADING, BUSY, ...) says so and to try again
+// later; one whose connection is gone cannot be reached.
+func TestUnavailableWords(t *testing.T) {
+	m, _ := redistest.Miniredis(t)
+	// Without retries: rueidis sends a read again on a broken connection
+	// until the caller's deadline, which kuis's -timeout is.
+	client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{m.Addr()}, ForceSingleClient: true, DisableCache: true, DisableRetry: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	store, err := kuis.New(client, kuis.WithNamespace(redistest.Namespace(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	course, err := store.Course("ipa-8a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cli{addrs: []string{m.Addr()}}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound, should rueidis wait
+	defer cancel()
+	m.SetError("LOADING Redis is loading the dataset in memory")
+	_, err = course.Len(ctx)
+	if !errors.Is(err, kuis.ErrUnavailable) {
+		t.Fatalf("Len on a loading server: %v, want ErrUnavailable", err)
+	}
+	want := "Redis at " + m.Addr() + " is not ready: LOADING Redis is loading the dataset in memory; try again later"
+	if got := c.words(err); got != want {
+		t.Errorf("a server not ready: %q, want %q", got, want)
+	}
+	m.SetError("")
+	m.Close()
+	_, err = course.Len(ctx)
+	if !errors.Is(err, kuis.ErrUnavailable) {
+		t.Fatalf("Len on a closed server: %v, want ErrUnavailable", err)
+	}
+	if got, want := c.words(err), "cannot reach Redis at "+c.addrs[0]+": "; !strings.HasPrefix(got, want) {
+		t.Errorf("a server gone: %q, want it to start %q", got, want)
+	}
 }

@@ -76,8 +76,13 @@ func (tg *target) kuis(args ...string) result {
 }
 
 func (tg *target) kuisCtx(ctx context.Context, args ...string) result {
+	return tg.kuisIn(ctx, "", args...)
+}
+
+// kuisIn runs the command in-process with stdin as its standard input.
+func (tg *target) kuisIn(ctx context.Context, stdin string, args ...string) result {
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, append(append([]string{}, tg.flags...), args...), tg.getenv, &stdout, &stderr)
+	code := run(ctx, append(append([]string{}, tg.flags...), args...), tg.getenv, strings.NewReader(stdin), &stdout, &stderr)
 	return result{code, stdout.String(), stderr.String()}
 }
 
@@ -166,7 +171,7 @@ func lines(s string) []string {
 
 // progressLine is a line of progress, which a slow machine may print
 // among the errors.
-var progressLine = regexp.MustCompile(`^[a-z]+: [0-9]+/[0-9]+ quizzes`)
+var progressLine = regexp.MustCompile(`^[a-z ]+: [0-9]+/[0-9]+ quizzes`)
 
 // oneLine fails the test unless stderr is exactly one line (progress
 // aside) that starts with prefix and holds each of words.

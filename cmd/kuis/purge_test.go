@@ -148,17 +148,27 @@ func TestPurge(t *testing.T) {
 	oneLine(t, "purge into a file", r.stderr, "kuis: purge: archive directory: ", "not a directory")
 }
 
-// TestQuizDirRefusesDots: quiz IDs "." and ".." are valid, but name no
-// directory of their own: their archive fails instead of landing in the
-// archive's directory or its parent.
-func TestQuizDirRefusesDots(t *testing.T) {
+// TestArchiveDirRefusesDots: quiz and course IDs "." and ".." are valid,
+// but name no directory of their own: their archive fails instead of landing
+// in the archive's directory or its parent.
+func TestArchiveDirRefusesDots(t *testing.T) {
 	dir := t.TempDir()
 	for _, id := range []string{".", ".."} {
-		if _, err := writeArchive(dir, kuis.Recap{QuizID: id}); err == nil {
-			t.Errorf("writeArchive of quiz %q: no error", id)
+		quiz, err := quizArchive(kuis.Recap{QuizID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		course, err := courseArchive(kuis.CourseRecap{CourseID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range []archive{quiz, course} {
+			if _, err := a.write(dir); err == nil {
+				t.Errorf("the archive of %s: no error", a.owner)
+			}
 		}
 	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 || archived(dir, "..") {
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 || archived(dir, owner{"quiz", ".."}, names(archiveFiles)) {
 		t.Errorf("the archive's directory holds %v", entries)
 	}
 }

@@ -74,6 +74,13 @@ func (c *cli) recap(ctx context.Context, id, format, out string, opts []kuis.CSV
 	if format == "json" {
 		data = append(data, '\n')
 	}
+	return c.output("recap "+id, out, data)
+}
+
+// output writes a recap's data to stdout, or, when out is not empty, to the
+// file out, whole or not at all: a temporary file of its directory, flushed
+// and renamed, then the directory flushed. what is the failure's subject.
+func (c *cli) output(what, out string, data []byte) error {
 	if out == "" {
 		if _, err := c.stdout.Write(data); err != nil {
 			return fmt.Errorf("kuis: stdout: %w", err)
@@ -82,10 +89,10 @@ func (c *cli) recap(ctx context.Context, id, format, out string, opts []kuis.CSV
 	}
 	dir := filepath.Dir(out)
 	if err := writeFile(dir, filepath.Base(out), data); err != nil {
-		return c.fail("recap "+id, err)
+		return c.fail(what, err)
 	}
 	if err := syncDir(dir); err != nil {
-		return c.fail("recap "+id, err)
+		return c.fail(what, err)
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ func (tg *target) startWatch(args ...string) *watchRun {
 	ctx, cancel := context.WithCancel(tg.ctx)
 	w := &watchRun{code: make(chan int, 1), cancel: cancel}
 	go func() {
-		w.code <- run(ctx, append(append([]string{}, tg.flags...), args...), tg.getenv, &w.out, &w.err)
+		w.code <- run(ctx, append(append([]string{}, tg.flags...), args...), tg.getenv, strings.NewReader(""), &w.out, &w.err)
 	}()
 	tg.t.Cleanup(cancel)
 	return w

@@ -1,120 +1,17 @@
 package kuis
 
 import (
-	"cmp"
 	"context"
-	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/kuisboard/kuis/internal/wire"
 	"github.com/redis/rueidis"
 )
-
-// A course's whole-key operations: its ledger decoded, and the snapshot that
-// Recap, Purge, Audit and Repair read under WATCH.
-
-// courseLedger is a ledger decoded.
-type courseLedger struct {
-	quizzes map[string]*CourseQuiz // every quiz with a marker or an entry; Questions 0 without a marker
-	marked  map[string]bool        // the quizzes with a marker
-	entries []CourseEntry          // every entry, by quiz ID, then participant
-	totals  map[string]int64       // each participant's points over every entry
-}
-
-// decodeLedger decodes a ledger's fields; each field out of the wire format
-// (internal/wire's ledger) is passed to bad with what is wrong and skipped.
-func decodeLedger(fields map[string]string, bad func(field, problem string)) courseLedger {
-	l := courseLedger{quizzes: map[string]*CourseQuiz{}, marked: map[string]bool{}, totals: map[string]int64{}}
-	names := make([]string, 0, len(fields))
-	for f := range fields {
-		names = append(names, f)
-	}
-	slices.Sort(names)
-	for _, f := range names {
-		v := fields[f]
-		quizID, participant, ok := wire.ParseLedgerField(f)
-		points, sound := wire.ParseLedgerPoints(v)
-		switch {
-		case !ok:
-			bad(f, "is not <quiz>:<participant> nor a quiz's marker <quiz>:")
-			continue
-		case !validID(quizID):
-			bad(f, "names an invalid quiz ID")
-			continue
-		case participant != "" && !wire.StoredName(participant):
-			bad(f, "names an invalid participant")
-			continue
-		case !sound && participant == "":
-			bad(f, fmt.Sprintf("holds %s, want 10 x the quiz's jumlah_soal", quote(v)))
-			continue
-		case !sound:
-			bad(f, fmt.Sprintf("holds %s, want a positive multiple of 10 of at most %d", quote(v), int64(wire.MaxScore)))
-			continue
-		}
-		q := l.quizzes[quizID]
-		if q == nil {
-			q = &CourseQuiz{QuizID: quizID}
-			l.quizzes[quizID] = q
-		}
-		if participant == "" {
-			q.Questions = points / wire.Points
-			l.marked[quizID] = true
-			continue
-		}
-		q.Participants++
-		q.Points = addPoints(q.Points, points)
-		l.totals[participant] = addPoints(l.totals[participant], points)
-		l.entries = append(l.entries, CourseEntry{QuizID: quizID, Participant: participant, Points: points})
-	}
-	slices.SortFunc(l.entries, func(a, b CourseEntry) int {
-		return cmp.Or(strings.Compare(a.QuizID, b.QuizID), strings.Compare(a.Participant, b.Participant))
-	})
-	return l
-}
-
-// addPoints adds, stopping at the largest int64 where a sum of many sound
-// values would overflow it.
-func addPoints(a, b int64) int64 {
-	if a > math.MaxInt64-b {
-		return math.MaxInt64
-	}
-	return a + b
-}
-
-// strictLedger decodes fields for a reader that takes only a ledger in its
-// wire format: the first field out of it is ErrCorrupt.
-func (c *Course) strictLedger(fields map[string]string) (courseLedger, error) {
-	var first error
-	l := decodeLedger(fields, func(f, problem string) {
-		if first == nil {
-			first = corrupt(c.keys.ledger, "field %s %s", quote(f), problem)
-		}
-	})
-	return l, first
-}
-
-// folded lists the quizzes with a marker, in quiz ID order.
-func (l courseLedger) folded() []CourseQuiz {
-	out := []CourseQuiz{}
-	for id := range l.marked {
-		out = append(out, *l.quizzes[id])
-	}
-	slices.SortFunc(out, func(a, b CourseQuiz) int { return strings.Compare(a.QuizID, b.QuizID) })
-	return out
-}
-
-// pager is a pager of the course's keys on conn, its errors about the
-// course and quizID.
-func (c *Course) pager(conn rueidis.CommandClient, quizID string) pager {
-	return pager{c: conn, count: c.s.tune.pageSize, subject: c.about(quizID, "")}
-}
 
 // courseAttempts is how many times a course is read whole before the read
 // gives up because the course changed each time (ErrBusy).
@@ -283,17 +180,18 @@ func (c *Course) recapOf(snap courseSnapshot) (CourseRecap, error) {
 // "rank,competition_rank,participant,score" and then one column per folded
 // quiz, named by its ID, in Quizzes' order; then one row per participant, in
 // Standings' order, each quiz's cell the points it gave the participant (0
-// for a quiz they have no points from). Names are written exactly as stored
-// (see Recap.WriteCSV on spreadsheets). It returns w's error as it is.
-func (r CourseRecap) WriteCSV(w io.Writer) error {
-	cw := csv.NewWriter(w)
+// for a quiz they have no points from). opts choose the file's form
+// (ForSpreadsheet); by default names are written exactly as stored. It
+// returns w's error as it is.
+func (r CourseRecap) WriteCSV(w io.Writer, opts ...CSVOption) error {
+	cw := newCSVWriter(w, opts)
 	header := []string{"rank", "competition_rank", "participant", "score"}
 	column := make(map[string]int, len(r.Quizzes))
 	for i, q := range r.Quizzes {
 		header = append(header, q.QuizID)
 		column[q.QuizID] = i
 	}
-	if err := cw.Write(header); err != nil {
+	if err := cw.write(header); err != nil {
 		return err
 	}
 	got := map[string][]int64{}
@@ -315,12 +213,11 @@ func (r CourseRecap) WriteCSV(w io.Writer) error {
 			}
 			row = append(row, strconv.FormatInt(p, 10))
 		}
-		if err := cw.Write(row); err != nil {
+		if err := cw.write(row); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	return cw.flush()
 }
 
 // Purge deletes the course's keys, and only after its standings are safe:

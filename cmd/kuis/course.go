@@ -1,0 +1,497 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/kuisboard/kuis"
+)
+
+// The course commands: a course board holds the points of the finished
+// quizzes folded into it, each counted once, with a ledger of what each
+// quiz gave whom (kuis.Course).
+
+// course is the handle on course id; an invalid course ID is a usage error
+// of command name (no I/O).
+func (c *cli) course(name, id string) (*kuis.Course, error) {
+	course, err := c.store.Course(id)
+	if err != nil {
+		if uerr := inputError(name, err); uerr != nil {
+			return nil, uerr
+		}
+		return nil, err
+	}
+	return course, nil
+}
+
+// courseArgs checks a course command's arguments before connecting: the
+// course and then between least and most more (most < 0: any number), which
+// want names.
+func courseArgs(name string, args []string, least, most int, want string) error {
+	switch more := len(args) - 1; {
+	case len(args) == 0:
+		return usagef("kuis %s: no COURSE (kuis %s -h)", name, name)
+	case more < least:
+		return usagef("kuis %s: no %s after the course (kuis %s -h)", name, want, name)
+	case most >= 0 && more > most:
+		return usagef("kuis %s: unexpected argument %q", name, args[1+most])
+	}
+	return nil
+}
+
+var cmdCourseFold = &command{
+	name:    "course fold",
+	args:    "COURSE QUIZ...",
+	summary: "fold finished quizzes into a course board, each counted once",
+	detail: `
+For each quiz: takes its recap (Store.Recap) and folds it into the course
+(Course.Fold): each participant's points go to their course total, and the
+course's ledger records what the quiz gave each, so that a quiz folded again
+adds nothing. Prints one line per quiz:
+  QUIZ: folded into COURSE: N participant(s), P points
+  QUIZ: folded into COURSE before: nothing added
+A running quiz is refused: finish it first. A quiz that the course holds
+otherwise than its recap says (repaired since it was folded) is refused with
+what differs: kuis course unfold COURSE QUIZ, then fold it again. Exit status
+1 when a quiz failed (each has its line on stderr); the others are still
+folded.`,
+	flags: func(*flag.FlagSet) func(context.Context, *cli, []string) error {
+		return func(ctx context.Context, c *cli, args []string) error {
+			if err := courseArgs("course fold", args, 1, -1, "QUIZ"); err != nil {
+				return err
+			}
+			if err := c.connect(ctx); err != nil {
+				return err
+			}
+			course, err := c.course("course fold", args[0])
+			if err != nil {
+				return err
+			}
+			ids, _, err := c.quizArgs(ctx, "course fold", args[1:], false, nil)
+			if err != nil {
+				return err
+			}
+			failed := 0
+			prog := c.startProgress("course fold", len(ids))
+			defer c.endProgress()
+			for i, id := range ids {
+				if err := stopped(ctx, "course fold", len(ids)-i); err != nil {
+					return err
+				}
+				if err := c.fold(ctx, course, id); err != nil {
+					c.report("course fold "+args[0]+" "+id, err)
+					failed++
+				}
+				prog.step(id)
+			}
+			if failed > 0 {
+				return errReported
+			}
+			return nil
+		}
+	},
+}
+
+// fold folds quiz id's recap into course.
+func (c *cli) fold(ctx context.Context, course *kuis.Course, id string) error {
+	sctx, cancel := c.step(ctx)
+	defer cancel()
+	r, err := c.store.Recap(sctx, id)
+	if err != nil {
+		return err
+	}
+	f, err := course.Fold(sctx, r)
+	if err != nil {
+		return err
+	}
+	into := course.Keys().CourseID()
+	if f.AlreadyFolded {
+		fmt.Fprintf(c.stdout, "%s: folded into %s before: nothing added\n", id, into)
+		return nil
+	}
+	fmt.Fprintf(c.stdout, "%s: folded into %s: %d participant(s), %d points\n", id, into, f.Participants, f.Points)
+	return nil
+}
+
+// courseCorrection is one Correction of a course, as course unfold -json
+// and course repair -json print it.
+type courseCorrection struct {
+	CourseID string `json:"course_id"`
+	kuis.Correction
+}
+
+// corrections are a course's Corrections as courseCorrections.
+func corrections(courseID string, cs []kuis.Correction) []courseCorrection {
+	out := make([]courseCorrection, len(cs))
+	for i, cr := range cs {
+		out[i] = courseCorrection{CourseID: courseID, Correction: cr}
+	}
+	return out
+}
+
+var cmdCourseUnfold = &command{
+	name:    "course unfold",
+	args:    "COURSE QUIZ [-json]",
+	summary: "take a quiz's points out of a course board",
+	detail: `
+Takes the points the quiz gave each participant out of the course
+(Course.Unfold), as the course's ledger records them: the quiz need not exist
+any more. Prints QUIZ: unfolded from COURSE: N participant(s), or QUIZ: not
+folded into COURSE: nothing to unfold. With -json, one JSON array of
+{"course_id", "participant", "was", "now"}: each total before and after (now
+0: the participant left the board).`,
+	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		asJSON := fs.Bool("json", false, "print one JSON array")
+		return func(ctx context.Context, c *cli, args []string) error {
+			if err := courseArgs("course unfold", args, 1, 1, "QUIZ"); err != nil {
+				return err
+			}
+			if err := c.connect(ctx); err != nil {
+				return err
+			}
+			course, err := c.course("course unfold", args[0])
+			if err != nil {
+				return err
+			}
+			id := args[1]
+			if err := c.checkIDs("course unfold", id); err != nil {
+				return err
+			}
+			sctx, cancel := c.step(ctx)
+			defer cancel()
+			cs, err := course.Unfold(sctx, id)
+			if err != nil {
+				return c.fail("course unfold "+args[0]+" "+id, err)
+			}
+			switch {
+			case *asJSON:
+				return c.printJSON(corrections(args[0], cs))
+			case len(cs) == 0:
+				fmt.Fprintf(c.stdout, "%s: not folded into %s: nothing to unfold\n", id, args[0])
+			default:
+				fmt.Fprintf(c.stdout, "%s: unfolded from %s: %d participant(s)\n", id, args[0], len(cs))
+			}
+			return nil
+		}
+	},
+}
+
+// courseShow is what course show -json prints: the course ID, its folded
+// quizzes, how many participants have points, and the top of its board, in
+// the library's field names.
+type courseShow struct {
+	CourseID     string            `json:"course_id"`
+	Quizzes      []kuis.CourseQuiz `json:"quizzes"`
+	Participants int64             `json:"participants"`
+	Standings    []kuis.Standing   `json:"standings"`
+}
+
+var cmdCourseShow = &command{
+	name:    "course show",
+	args:    "COURSE [-top N] [-json]",
+	summary: "a course's folded quizzes and the top N of its board",
+	detail: `
+Prints the quizzes folded into the course (Course.Quizzes) and how many
+participants have points (Course.Len), then the top N of its board
+(Course.Page), one participant a line: rank (equal totals share one),
+participant, total. A course with nothing folded is empty, not an error.
+With -json, one JSON object: {"course_id", "quizzes": [{"quiz_id",
+"questions", "participants", "points"}], "participants", "standings":
+[{"rank", "competition_rank", "participant", "score"}]}.`,
+	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		top := fs.Int("top", 10, "how many of the board's top to show, `N` from 1 to 1000")
+		asJSON := fs.Bool("json", false, "print one JSON object")
+		return func(ctx context.Context, c *cli, args []string) error {
+			if err := courseArgs("course show", args, 0, 0, ""); err != nil {
+				return err
+			}
+			if err := checkTop("course show", *top); err != nil {
+				return err
+			}
+			if err := c.connect(ctx); err != nil {
+				return err
+			}
+			course, err := c.course("course show", args[0])
+			if err != nil {
+				return err
+			}
+			return c.courseShow(ctx, course, *top, *asJSON)
+		}
+	},
+}
+
+func (c *cli) courseShow(ctx context.Context, course *kuis.Course, top int, asJSON bool) error {
+	id := course.Keys().CourseID()
+	sctx, cancel := c.step(ctx)
+	defer cancel()
+	quizzes, err := course.Quizzes(sctx)
+	if err != nil {
+		return c.fail("course show "+id, err)
+	}
+	n, err := course.Len(sctx)
+	if err != nil {
+		return c.fail("course show "+id, err)
+	}
+	page, err := course.Page(sctx, 0, top)
+	if err != nil {
+		return c.fail("course show "+id, err)
+	}
+	if asJSON {
+		return c.printJSON(courseShow{CourseID: id, Quizzes: quizzes, Participants: n, Standings: page})
+	}
+	folded := make([]string, len(quizzes))
+	for i, q := range quizzes {
+		folded[i] = q.QuizID
+	}
+	if len(folded) == 0 {
+		fmt.Fprintf(c.stdout, "%s: no quiz folded, %d participant(s)\n", id, n)
+	} else {
+		fmt.Fprintf(c.stdout, "%s: %d quiz(zes) folded (%s), %d participant(s)\n", id, len(folded), strings.Join(folded, ", "), n)
+	}
+	return c.printBoard(page)
+}
+
+// courseFormats are course recap's formats.
+var courseFormats = []string{"standings", "json"}
+
+var cmdCourseRecap = &command{
+	name:    "course recap",
+	args:    "COURSE [-format standings|json] [-spreadsheet] [-o FILE]",
+	summary: "a course's standings and ledger, as CSV or JSON",
+	detail: `
+Takes the course's recap (Course.Recap: its board and ledger as one
+consistent snapshot) and prints it in a format:
+  standings  rank,competition_rank,participant,score, then one column per
+             folded quiz: the points it gave (CourseRecap.WriteCSV)
+  json       the whole CourseRecap as one JSON object, in the library's field
+             names: standings, quizzes, possible, entries (the ledger), taken_at
+The CSV is the library's default form, which reads back byte for byte; with
+-spreadsheet it is the form for a spreadsheet, as kuis recap -h says. With
+-o FILE the file is written whole or not at all (a temporary file, flushed
+and renamed), readable by its owner only.`,
+	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		format := fs.String("format", "standings", "`FORMAT`: standings or json")
+		sheet := fs.Bool("spreadsheet", false, "CSV for a spreadsheet: BOM, quoted cells, formulas made text")
+		out := fs.String("o", "", "write to `FILE` instead of stdout")
+		return func(ctx context.Context, c *cli, args []string) error {
+			if err := courseArgs("course recap", args, 0, 0, ""); err != nil {
+				return err
+			}
+			if !slices.Contains(courseFormats, *format) {
+				return usagef("kuis course recap: -format %q: want standings or json", *format)
+			}
+			var opts []kuis.CSVOption
+			if *sheet {
+				if *format == "json" {
+					return usagef("kuis course recap: -spreadsheet is for the CSV format, not json")
+				}
+				opts = append(opts, kuis.ForSpreadsheet())
+			}
+			if err := c.connect(ctx); err != nil {
+				return err
+			}
+			course, err := c.course("course recap", args[0])
+			if err != nil {
+				return err
+			}
+			what := "course recap " + args[0]
+			sctx, cancel := c.step(ctx)
+			defer cancel()
+			r, err := course.Recap(sctx)
+			if err != nil {
+				return c.fail(what, err)
+			}
+			data, err := renderCourse(r, *format, opts...)
+			if err != nil {
+				return c.fail(what, err)
+			}
+			if *format == "json" {
+				data = append(data, '\n')
+			}
+			return c.output(what, *out, data)
+		}
+	},
+}
+
+// courseFinding is one Violation of a course, as course audit -json prints
+// it.
+type courseFinding struct {
+	CourseID string `json:"course_id"`
+	kuis.Violation
+}
+
+var cmdCourseAudit = &command{
+	name:    "course audit",
+	args:    "COURSE [-json]",
+	summary: "check a course against the data contract; exit status 1 when anything is found",
+	detail: `
+Checks the course's keys against the contract (Course.Audit: types, TTLs,
+every ledger field, each quiz's marker, each participant's total against the
+points the ledger gives them) and prints each violation found, one a line:
+key: rule: detail. Nothing when all is well, or when nothing is folded. With
+-json, one JSON array of {"course_id", "key", "rule", "detail"}. Exit status
+1 when a violation is found: kuis course repair sets the totals back to the
+ledger's; a quiz without its marker (a fold or unfold stopped midway) is
+mended by folding or unfolding it again.`,
+	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		asJSON := fs.Bool("json", false, "print one JSON array")
+		return func(ctx context.Context, c *cli, args []string) error {
+			if err := courseArgs("course audit", args, 0, 0, ""); err != nil {
+				return err
+			}
+			if err := c.connect(ctx); err != nil {
+				return err
+			}
+			course, err := c.course("course audit", args[0])
+			if err != nil {
+				return err
+			}
+			sctx, cancel := c.step(ctx)
+			defer cancel()
+			vs, err := course.Audit(sctx)
+			if err != nil {
+				return c.fail("course audit "+args[0], err)
+			}
+			found := make([]courseFinding, len(vs))
+			for i, v := range vs {
+				found[i] = courseFinding{CourseID: args[0], Violation: v}
+			}
+			if *asJSON {
+				if err := c.printJSON(found); err != nil {
+					return err
+				}
+			} else {
+				for _, v := range vs {
+					fmt.Fprintln(c.stdout, v.String())
+				}
+			}
+			if len(vs) > 0 {
+				c.errorLine(fmt.Sprintf("kuis: course audit %s: %d violation(s)", args[0], len(vs)))
+				return errReported
+			}
+			return nil
+		}
+	},
+}
+
+var cmdCourseRepair = &command{
+	name:    "course repair",
+	args:    "COURSE [-json]",
+	summary: "set each course total back to the sum of its ledger entries",
+	detail: `
+Repairs the course (Course.Repair): every total on its board becomes the sum
+of the points the ledger gives the participant; members without any are
+removed, and participants the ledger gives points to are put back. Prints
+each total changed, one a line: COURSE: participant: was -> now (now 0:
+removed). With -json, one JSON array of {"course_id", "participant", "was",
+"now"}. A ledger field out of its form is not mended: course audit names it,
+and unfolding its quiz removes it.`,
+	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		asJSON := fs.Bool("json", false, "print one JSON array")
+		return func(ctx context.Context, c *cli, args []string) error {
+			if err := courseArgs("course repair", args, 0, 0, ""); err != nil {
+				return err
+			}
+			if err := c.connect(ctx); err != nil {
+				return err
+			}
+			course, err := c.course("course repair", args[0])
+			if err != nil {
+				return err
+			}
+			sctx, cancel := c.step(ctx)
+			defer cancel()
+			cs, err := course.Repair(sctx)
+			if err != nil {
+				return c.fail("course repair "+args[0], err)
+			}
+			if *asJSON {
+				return c.printJSON(corrections(args[0], cs))
+			}
+			for _, cr := range cs {
+				fmt.Fprintf(c.stdout, "%s: %s: %d -> %d\n", args[0], cr.Participant, cr.Was, cr.Now)
+			}
+			return nil
+		}
+	},
+}
+
+// errNothingFolded stops course purge's archive of a course with nothing
+// folded, which has no keys to delete and nothing to archive: an earlier
+// archive of the course is kept, not replaced by an empty one.
+var errNothingFolded = errors.New("nothing folded")
+
+var cmdCoursePurge = &command{
+	name:    "course purge",
+	args:    "COURSE -archive DIR",
+	summary: "archive a course to files, then delete its keys",
+	detail: `
+Purges the course (Course.Purge): takes its recap, writes its archive in
+DIR/<course>/, and only once the archive is on disk deletes the course's
+board and ledger, in one step that the server refuses if a fold changed the
+course meanwhile (then nothing is deleted: run it again). The archive is two
+files: recap.json (the whole CourseRecap as JSON: standings, quizzes and the
+ledger's entries) and standings.csv (CourseRecap.WriteCSV, default form),
+each written, flushed and renamed as purge writes a quiz's, readable by their
+owner only. A directory holding another quiz's or course's archive is
+refused. A course with nothing folded (purged before, say) has nothing to
+archive: an archive of it in DIR is kept. Prints COURSE: archived in
+DIR/<course>, N keys deleted.`,
+	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		dir := fs.String("archive", "", "archive the course in `DIR`/<course>/ before deleting it (required)")
+		return func(ctx context.Context, c *cli, args []string) error {
+			if err := courseArgs("course purge", args, 0, 0, ""); err != nil {
+				return err
+			}
+			if *dir == "" {
+				return usagef("kuis course purge: no -archive DIR: a course is purged only after it is archived")
+			}
+			if err := ensureDir(*dir); err != nil {
+				return fmt.Errorf("kuis: course purge: archive directory: %w", err)
+			}
+			if err := c.connect(ctx); err != nil {
+				return err
+			}
+			course, err := c.course("course purge", args[0])
+			if err != nil {
+				return err
+			}
+			return c.coursePurge(ctx, course, *dir)
+		}
+	},
+}
+
+func (c *cli) coursePurge(ctx context.Context, course *kuis.Course, dir string) error {
+	id := course.Keys().CourseID()
+	sctx, cancel := c.step(ctx)
+	defer cancel()
+	cdir := ""
+	n, err := course.Purge(sctx, func(_ context.Context, r kuis.CourseRecap) error {
+		if len(r.Standings) == 0 && len(r.Quizzes) == 0 && len(r.Entries) == 0 {
+			return errNothingFolded
+		}
+		a, err := courseArchive(r)
+		if err != nil {
+			return err
+		}
+		cdir, err = a.write(dir)
+		return err
+	})
+	switch {
+	case errors.Is(err, errNothingFolded) && archived(dir, owner{"course", id}, names(courseFiles)):
+		cdir, _ = archiveDir(dir, id)
+		fmt.Fprintf(c.stdout, "%s: archived in %s before, no keys left\n", id, cdir)
+		return nil
+	case errors.Is(err, errNothingFolded):
+		fmt.Fprintf(c.stdout, "%s: nothing folded: nothing to archive, no keys deleted\n", id)
+		return nil
+	case err != nil:
+		return c.fail("course purge "+id, err)
+	}
+	fmt.Fprintf(c.stdout, "%s: archived in %s, %d keys deleted\n", id, cdir, n)
+	return nil
+}
