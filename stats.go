@@ -11,22 +11,22 @@ import (
 //
 // Every answer given to RecordAnswer or RecordAnswers is counted once, by its
 // outcome as returned to the caller: Counted, Duplicates, one of Refused,
-// NotReplicated, NotSent or Failed; so their sum is the answers submitted. NotSent and
-// Failed differ in what is known: a NotSent answer never reached the server
-// (its caller's ctx ended before it was sent, or while it waited for a run,
-// or no connection could be made), so it was not counted and a retry is
-// needed; a Failed one was sent and its outcome is unknown (the ctx ended or
-// the connection broke while the server had it), so it may have been
+// NotReplicated, NotSent or Failed; so their sum is the answers submitted.
+// NotSent and Failed differ in what is known: a NotSent answer never reached
+// the server (its caller's ctx ended before it was sent, or while it waited
+// for a run, or no connection could be made), so it was not counted and a
+// retry is needed; a Failed one was sent and its outcome is unknown (the ctx
+// ended or the connection broke while the server had it), so it may have been
 // counted and a retry answers Duplicate if it was. The rates to alert on:
 // refusals per answer, sum(Refused) / (all outcomes); the mean run size,
 // RunAnswers / Runs (near 1: callers answer one at a time; near 32: runs are
-// full and answers queue); duplicates per counted answer, Duplicates /
-// Counted (double taps and retries after lost replies); NotSent and Failed,
-// which should stay near 0 (deadlines too short, or the server unreachable);
+// full and answers queue); duplicates per counted answer, Duplicates / Counted
+// (double taps and retries after lost replies); NotSent and Failed, which
+// should stay near 0 (deadlines too short, or the server unreachable);
 // NotReplicated, 0 without WithReplicas and near 0 with it (a replica down or
-// behind, or a timeout too short).
-// Queued and Readers are gauges: how many answers wait for a run, how many
-// screens follow a feed, at the moment of the call.
+// behind, or a timeout too short). Queued and Readers are gauges: how many
+// answers wait for a run, how many screens follow a feed, at the moment of the
+// call.
 type Stats struct {
 	Counted       int64    `json:"counted"`        // answers counted (new pairs)
 	Duplicates    int64    `json:"duplicates"`     // answers that were repeats (Duplicate: true), a repeat within one RecordAnswers included
