@@ -36,7 +36,8 @@ var sentinels = []error{
 	ErrInvalidQuizID, ErrInvalidNamespace, ErrInvalidParticipant, ErrInvalidMeta, ErrInvalidQuestion,
 	ErrInvalidRange, ErrNoClient, ErrQuizExists, ErrQuizNotFound, ErrQuizFinished, ErrQuizRunning,
 	ErrNotOnBoard, ErrNoArchive, ErrCorrupt, ErrNeedsHashTag, ErrForbidden,
-	ErrInvalidCourseID, ErrConflict, ErrInvalidTeam,
+	ErrInvalidCourseID, ErrConflict, ErrInvalidTeam, ErrQuizChanged, ErrBusy, ErrUnavailable,
+	ErrNeedsClusterClient, ErrInvalidOption, ErrNotReplicated,
 }
 
 // matched lists the sentinels err wraps.
@@ -435,11 +436,15 @@ func FuzzRecapCSV(f *testing.F) {
 // the key it was given.
 func FuzzReplyError(f *testing.F) {
 	codes := []string{"KUIS_NOTFOUND", "KUIS_FINISHED", "KUIS_RUNNING", "KUIS_EXISTS", "KUIS_QUESTION",
-		"KUIS_CORRUPT", "KUIS_FORBIDDEN", "NOPERM", "WRONGTYPE", "ERR", "OOM", "NOSCRIPT", "KUIS_CONFLICT"}
+		"KUIS_CORRUPT", "KUIS_FORBIDDEN", "NOPERM", "WRONGTYPE", "ERR", "OOM", "NOSCRIPT", "KUIS_CONFLICT",
+		"KUIS_CHANGED", "KUIS_BUSY", "LOADING", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "READONLY", "TRYAGAIN", "MOVED", "CROSSSLOT"}
 	mapping := map[string]error{"KUIS_NOTFOUND": ErrQuizNotFound, "KUIS_FINISHED": ErrQuizFinished,
 		"KUIS_RUNNING": ErrQuizRunning, "KUIS_EXISTS": ErrQuizExists, "KUIS_QUESTION": ErrInvalidQuestion,
 		"KUIS_CORRUPT": ErrCorrupt, "KUIS_FORBIDDEN": ErrForbidden, "NOPERM": ErrForbidden, "WRONGTYPE": ErrCorrupt,
-		"KUIS_CONFLICT": ErrConflict}
+		"KUIS_CONFLICT": ErrConflict, "KUIS_CHANGED": ErrQuizChanged, "KUIS_BUSY": ErrBusy,
+		"LOADING": ErrUnavailable, "BUSY": ErrUnavailable, "MASTERDOWN": ErrUnavailable, "CLUSTERDOWN": ErrUnavailable,
+		"READONLY": ErrUnavailable, "TRYAGAIN": ErrUnavailable, "MOVED": ErrNeedsClusterClient, "ASK": ErrNeedsClusterClient,
+		"CROSSSLOT": ErrNeedsClusterClient}
 	f.Add(uint8(5), "ns:meta:q: field status is missing")
 	f.Add(uint8(255), "ERR user can't run this command")
 	_, client := redistest.Miniredis(f)
