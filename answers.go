@@ -76,7 +76,7 @@ func (b *Board) recordAnswer(ctx context.Context, participant string, question i
 	if err := b.q.checkAnswer(participant, question); err != nil {
 		return Answer{}, err
 	}
-	reply, err := b.q.s.rec.Do(ctx, b.q.slot, recordItem{keys: b.q.keys, participant: participant, question: question})
+	reply, err := b.q.s.rec.Do(ctx, b.q.slot, recordItem{keys: &b.q.keys, participant: participant, question: question})
 	if err != nil {
 		return Answer{}, b.q.fail(err, participant, b.q.keys.board)
 	}
@@ -159,7 +159,7 @@ func (b *Board) sendAnswers(ctx context.Context, answers []AnswerInput, sent []i
 	for chunk := range slices.Chunk(sent, maxChunk) {
 		items := make([]recordItem, len(chunk))
 		for j, i := range chunk {
-			items[j] = recordItem{keys: b.q.keys, participant: answers[i].Participant, question: answers[i].Question}
+			items[j] = recordItem{keys: &b.q.keys, participant: answers[i].Participant, question: answers[i].Question}
 		}
 		execs = append(execs, recordRun(items))
 		b.q.s.counts.ran(len(chunk))
@@ -201,7 +201,7 @@ const (
 
 // recordItem is one answer as the record script takes it.
 type recordItem struct {
-	keys        Keys
+	keys        *Keys // the Board's, which outlives the call
 	participant string
 	question    int
 }
