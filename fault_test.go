@@ -626,6 +626,3 @@ func TestFaultStalledServerEveryMethodKeepsItsDeadline(t *testing.T) {
 		}
 	}
 }
-
-// errOf is the error of a call's two results.
-func errOf[T any](_ T, err error) error { return err }

@@ -414,3 +414,6 @@ func libraryGoroutinesAfter(within time.Duration) []string {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// errOf is the error of a call's two results.
+func errOf[T any](_ T, err error) error { return err }
