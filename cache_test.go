@@ -107,26 +107,7 @@ func TestClientCacheServesRepeatedReads(t *testing.T) {
 				if !redistest.Real() {
 					t.Skip("miniredis keeps no commandstats and has no CLIENT TRACKING: only the answer was checked")
 				}
-				// The counters are server-wide and another client (another
-				// package's tests) may share the server: a cached read passes if
-				// one round is quiet within signalWait, while an uncached read
-				// pays in every round.
-				var sent map[string]int64
-				var total int64
-				for deadline := time.Now().Add(signalWait); ; {
-					before := commandCalls(t, e.ctx, e.client, watched...)
-					for range calls {
-						read()
-					}
-					sent, total = commandCalls(t, e.ctx, e.client, watched...), 0
-					for c := range sent {
-						sent[c] -= before[c]
-						total += sent[c]
-					}
-					if !cached || total <= handful || time.Now().After(deadline) {
-						break
-					}
-				}
+				sent, total := quietRound(t, e, watched, calls, handful, func() { read() }, !cached)
 				if cached && total > handful {
 					t.Errorf("%d cached calls sent %v, want at most %d commands in all", calls, sent, handful)
 				}

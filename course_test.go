@@ -1059,21 +1059,7 @@ func TestCourseClientCache(t *testing.T) {
 	if !redistest.Real() {
 		t.Skip("miniredis keeps no commandstats and has no CLIENT TRACKING: only the answers were checked")
 	}
-	var sent map[string]int64
-	var total int64
-	for deadline := time.Now().Add(signalWait); ; {
-		before := commandCalls(t, e.ctx, e.client, watched...)
-		for range calls {
-			read()
-		}
-		sent, total = commandCalls(t, e.ctx, e.client, watched...), 0
-		for cmd := range sent {
-			total += sent[cmd] - before[cmd]
-		}
-		if total <= handful || time.Now().After(deadline) {
-			break
-		}
-	}
+	_, total := quietRound(t, e, watched, calls, handful, func() { read() }, false)
 	if total > handful {
 		t.Errorf("%d rounds of cached course reads sent %d commands, want at most %d", calls, total, handful)
 	}

@@ -417,3 +417,29 @@ func libraryGoroutinesAfter(within time.Duration) []string {
 
 // errOf is the error of a call's two results.
 func errOf[T any](_ T, err error) error { return err }
+
+// quietRound runs read calls times and returns how many of each watched
+// command the server ran meanwhile, and their total. The counters are
+// server-wide and another client (another package's tests) may share the
+// server: unless once is set, it tries again until one round sends at most
+// handful commands or signalWait has passed, so that a cached read passes if
+// one round is quiet, while an uncached read pays in every round.
+func quietRound(t testing.TB, e *env, watched []string, calls, handful int, read func(), once bool) (map[string]int64, int64) {
+	t.Helper()
+	var sent map[string]int64
+	var total int64
+	for deadline := time.Now().Add(signalWait); ; {
+		before := commandCalls(t, e.ctx, e.client, watched...)
+		for range calls {
+			read()
+		}
+		sent, total = commandCalls(t, e.ctx, e.client, watched...), 0
+		for c := range sent {
+			sent[c] -= before[c]
+			total += sent[c]
+		}
+		if once || total <= int64(handful) || time.Now().After(deadline) {
+			return sent, total
+		}
+	}
+}
