@@ -188,6 +188,20 @@ func (e *env) mustRaw(cmd, key string, args ...string) rueidis.RedisResult {
 	return res
 }
 
+// instance is the ID of quiz id's first log entry, the Recap's Instance,
+// read from the log itself; kuis.NoInstance for an empty log.
+func (e *env) instance(id string) string {
+	e.t.Helper()
+	entries, err := e.client.Do(e.ctx, e.client.B().Xrange().Key(e.keys(id).Log()).Start("-").End("+").Count(1).Build()).AsXRange()
+	if err != nil {
+		e.t.Fatalf("XRANGE %s: %v", e.keys(id).Log(), err)
+	}
+	if len(entries) == 0 {
+		return kuis.NoInstance
+	}
+	return entries[0].ID
+}
+
 // exists reports whether key exists.
 func (e *env) exists(key string) bool {
 	e.t.Helper()

@@ -307,7 +307,9 @@ func TestPurgeQuiz(t *testing.T) {
 		}
 		var wantRecaps []kuis.Recap
 		if tt.recap != nil {
-			wantRecaps = []kuis.Recap{tt.recap(id)}
+			r := tt.recap(id)
+			r.Instance = e.instance(id)
+			wantRecaps = []kuis.Recap{r}
 		}
 
 		n, err := e.store.PurgeQuiz(e.ctx, id, archive)

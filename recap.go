@@ -20,7 +20,15 @@ import (
 // consistent snapshot: what the teacher copies elsewhere before the keys are
 // purged.
 type Recap struct {
-	QuizID    string           `json:"quiz_id"`   // the quiz ID, without braces
+	QuizID string `json:"quiz_id"` // the quiz ID, without braces
+	// Instance tells this quiz apart from any other created under the same
+	// ID, before or after it: the ID of the log's first entry, which is the
+	// start entry Create writes ("1733299200000-0"), unique per ID since a
+	// stream ID never goes back. A quiz created by hand without a start
+	// entry has its first answer's entry ID instead, and one with an empty
+	// log has NoInstance. A recap archived before instances existed decodes
+	// with an empty Instance, which Course.Fold reads as NoInstance.
+	Instance  string           `json:"instance"`
 	Info      Info             `json:"info"`      // the decoded meta hash
 	Standings []Standing       `json:"standings"` // the whole board, as Board.Standings reads it
 	Questions []QuestionResult `json:"questions"` // one per question, 1..jumlah_soal, in order
@@ -44,6 +52,10 @@ type AnswerRecord struct {
 	Question    int       `json:"question"`
 	At          time.Time `json:"at"` // the Redis server's time when it was counted, UTC, to the millisecond
 }
+
+// NoInstance is Recap.Instance of a quiz whose log holds no entry (one made
+// by hand, with no answer counted yet).
+const NoInstance = "0-0"
 
 // recapAttempts is how many times Recap reads a big finished quiz in parts
 // before it gives up because the quiz kept changing.
@@ -191,12 +203,13 @@ func (q quiz) recapOf(s *snapshot, byTime bool) (Recap, string, error) {
 	for i, n := range c.correct {
 		questions[i] = QuestionResult{Question: i + 1, Correct: n}
 	}
-	mark := ""
+	mark, instance := "", NoInstance
 	if len(s.log) > 0 {
 		mark = s.log[0].ID.String()
+		instance = mark
 	}
 	return Recap{
-		QuizID: k.quizID, Info: s.info, Standings: standings, Questions: questions, Answers: c.answers,
+		QuizID: k.quizID, Instance: instance, Info: s.info, Standings: standings, Questions: questions, Answers: c.answers,
 		FinishedAt: c.finishedAt, TakenAt: time.Now(),
 	}, mark, nil
 }

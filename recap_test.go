@@ -105,7 +105,9 @@ func TestRecap(t *testing.T) {
 		checkTimes(t, got.Answers, from, start)
 		checkFinishedAt(t, &got, status == kuis.StatusFinished, from, start)
 		got.Answers = untimed(got.Answers)
-		if diff := cmp.Diff(referenceRecap(id, status), got); diff != "" {
+		want := referenceRecap(id, status)
+		want.Instance = e.instance(id)
+		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("Recap(%q) (-want +got):\n%s", id, diff)
 		}
 		// One snapshot: one read-only script runs every read (the first call
@@ -241,7 +243,7 @@ func TestRecapJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"quiz_id":"` + id + `","info":{"title":"Kuis ` + id + `","questions":3,"status":"berjalan"},"standings":[` +
+	want := `{"quiz_id":"` + id + `","instance":"` + e.instance(id) + `","info":{"title":"Kuis ` + id + `","questions":3,"status":"berjalan"},"standings":[` +
 		`{"rank":1,"competition_rank":1,"participant":"Citra","score":30},` +
 		`{"rank":2,"competition_rank":1,"participant":"Ali","score":30},` +
 		`{"rank":3,"competition_rank":3,"participant":"Budi","score":20},` +
