@@ -26,6 +26,9 @@ type Info struct {
 	Title     string `json:"title"`     // judul
 	Questions int64  `json:"questions"` // jumlah_soal, 1 to 1000
 	Status    Status `json:"status"`    // status
+	// Course is the course the quiz folds into (kursus), named at Create
+	// with InCourse; "" when it names none.
+	Course string `json:"course,omitempty"`
 }
 
 // Meta is the teacher's handle on one quiz, from [Store.Meta]: it creates,
@@ -150,6 +153,7 @@ func (q quiz) decodeMeta(fields map[string]string, err error, need metaNeeds) (I
 	default:
 		info.Status = Status(s)
 	}
+	info.Course = fields[wire.FieldCourse]
 	for i, n := range []metaNeeds{needTitle, needQuestions, needStatus} {
 		if need&n != 0 && problems[i] != nil {
 			return Info{}, problems[i]

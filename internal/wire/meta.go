@@ -7,6 +7,7 @@ const (
 	FieldTitle     = "judul"
 	FieldQuestions = "jumlah_soal"
 	FieldStatus    = "status"
+	FieldCourse    = "kursus" // the course a quiz folds into, written at Create only
 
 	Running  = "berjalan" // the quiz takes answers
 	Finished = "selesai"  // it takes none
