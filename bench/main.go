@@ -53,6 +53,9 @@ type config struct {
 	replicas bool
 	// -course: course folds and team boards only.
 	course bool
+	// -ledger: a course's per-quiz costs against a big ledger only.
+	ledger       bool
+	ledgerFields int
 }
 
 func parseFlags() config {
@@ -79,6 +82,8 @@ func parseFlags() config {
 	flag.BoolVar(&c.live, "live", false, "only measure the feed (Board.Events) and the live board (Board.Live)")
 	flag.BoolVar(&c.replicas, "replicas", false, "only measure the writes with and without WithReplicas(1, ...); -addr must be a primary with a replica")
 	flag.BoolVar(&c.course, "course", false, "only measure Course.Fold of quizzes of 1,000 and 10,000 participants and Board.Teams of 30 teams of 30")
+	flag.BoolVar(&c.ledger, "ledger", false, "only measure a fold again and an Unfold of a quiz of 1 participant in a course whose ledger holds -ledger-fields entries")
+	flag.IntVar(&c.ledgerFields, "ledger-fields", 500_000, "-ledger: entries of the course's ledger, folded in quizzes of 2,500 participants")
 	flag.Parse()
 	return c
 }
@@ -137,6 +142,9 @@ func run() error {
 	}
 	if cfg.course {
 		return r.course(os.Stdout)
+	}
+	if cfg.ledger {
+		return r.ledger(os.Stdout, cfg.ledgerFields)
 	}
 	res, labels, err := r.all(cfg)
 	if err != nil {
