@@ -49,11 +49,18 @@ func (s *snapshot) setMeta(q quiz, fields map[string]string) {
 	s.info, s.infoErr = q.decodeMeta(fields, nil, needAll)
 }
 
+// readEntry decodes one entry the log returned, of a quiz of questions
+// questions, keeping what is wrong with it in err: the one decoding of an
+// entry as read, for the whole-quiz readers and the feeds alike.
+func readEntry(raw rueidis.XRangeEntry, questions int) logRead {
+	e, err := wire.DecodeEntry(raw.ID, raw.FieldValues, questions)
+	return logRead{e, err}
+}
+
 // addEntries decodes log entries as read, in order.
 func (s *snapshot) addEntries(entries []rueidis.XRangeEntry) {
 	for _, raw := range entries {
-		e, err := wire.DecodeEntry(raw.ID, raw.FieldValues, s.questions())
-		s.log = append(s.log, logRead{e, err})
+		s.log = append(s.log, readEntry(raw, s.questions()))
 	}
 }
 

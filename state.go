@@ -53,9 +53,9 @@ func (q quiz) state(ctx context.Context) (quizState, error) {
 // questions: an ID that is no stream ID is ErrCorrupt; any other fault is
 // left in the entry's err, for the reader to judge.
 func (q quiz) entryOf(raw rueidis.XRangeEntry, questions int) (*logRead, error) {
-	e, err := wire.DecodeEntry(raw.ID, raw.FieldValues, questions)
+	e := readEntry(raw, questions)
 	if _, ok := wire.ParseID(raw.ID); !ok {
-		return nil, corrupt(q.keys.log, "%v", err)
+		return nil, corrupt(q.keys.log, "%v", e.err)
 	}
-	return &logRead{e, err}, nil
+	return &e, nil
 }
