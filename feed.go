@@ -57,12 +57,9 @@ func (q quiz) readAfter(ctx context.Context, after wire.ID, block time.Duration,
 	entries := streams[k.log]
 	var b feedBatch
 	for _, raw := range entries {
-		e, err := q.entryOf(raw, questions)
-		if err == nil && e.err != nil {
-			err = corrupt(k.log, "%v", e.err)
-		}
-		if err != nil {
-			b.err = err
+		e, ok := readEntry(raw, questions)
+		if !ok || e.err != nil {
+			b.err = corrupt(k.log, "%v", e.err)
 			return b, after, true
 		}
 		after = e.ID

@@ -50,17 +50,19 @@ func (s *snapshot) setMeta(q quiz, fields map[string]string) {
 }
 
 // readEntry decodes one entry the log returned, of a quiz of questions
-// questions, keeping what is wrong with it in err: the one decoding of an
-// entry as read, for the whole-quiz readers and the feeds alike.
-func readEntry(raw rueidis.XRangeEntry, questions int) logRead {
-	e, err := wire.DecodeEntry(raw.ID, raw.FieldValues, questions)
-	return logRead{e, err}
+// questions, keeping what is wrong with it in err; ok is false when its ID
+// is no stream ID, so that it has no place in the log.
+func readEntry(raw rueidis.XRangeEntry, questions int) (e logRead, ok bool) {
+	e.Entry, e.err = wire.DecodeEntry(raw.ID, raw.FieldValues, questions)
+	_, ok = wire.ParseID(raw.ID)
+	return e, ok
 }
 
 // addEntries decodes log entries as read, in order.
 func (s *snapshot) addEntries(entries []rueidis.XRangeEntry) {
 	for _, raw := range entries {
-		s.log = append(s.log, readEntry(raw, s.questions()))
+		e, _ := readEntry(raw, s.questions()) // a bad ID is the entry's err, for the reader to judge
+		s.log = append(s.log, e)
 	}
 }
 
