@@ -117,7 +117,7 @@ func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq
 		for first := true; ; first = false {
 			st, err := b.q.state(ctx)
 			if err != nil {
-				yield(nil, b.liveError(ctx, err))
+				yield(nil, b.q.ctxError(ctx, err))
 				return
 			}
 			var head, tail *wire.ID
@@ -125,7 +125,7 @@ func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq
 				head, tail = &st.start.ID, &st.tail.ID
 			}
 			if !first && !sameID(start, head) {
-				yield(nil, fmt.Errorf("%w: %s: purged, and created again", ErrQuizNotFound, b.q.about("")))
+				yield(nil, b.q.errRecreated())
 				return
 			}
 			finished := st.info.Status == StatusFinished
@@ -133,7 +133,7 @@ func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq
 				start, seen = head, tail
 				page, err := b.Page(ctx, 0, top)
 				if err != nil {
-					yield(nil, b.liveError(ctx, err))
+					yield(nil, b.q.ctxError(ctx, err))
 					return
 				}
 				b.q.s.counts.refreshes.Add(1)
@@ -143,7 +143,7 @@ func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq
 			}
 			select {
 			case <-ctx.Done():
-				yield(nil, fmt.Errorf("kuis: %s: %w", b.q.about(""), ctx.Err()))
+				yield(nil, b.q.ctxError(ctx, ctx.Err()))
 				return
 			case <-tick.C:
 			}
@@ -154,12 +154,4 @@ func (b *Board) Live(ctx context.Context, top int, every time.Duration) iter.Seq
 // sameID reports whether two optional IDs are both absent or equal.
 func sameID(a, b *wire.ID) bool {
 	return a == nil && b == nil || a != nil && b != nil && *a == *b
-}
-
-// liveError prefers ctx's own error when ctx ended during a read.
-func (b *Board) liveError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("kuis: %s: %w", b.q.about(""), ctx.Err())
-	}
-	return err
 }

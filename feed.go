@@ -57,12 +57,9 @@ func (q quiz) readAfter(ctx context.Context, after wire.ID, block time.Duration,
 	entries := streams[k.log]
 	var b feedBatch
 	for _, raw := range entries {
-		e, err := q.entryOf(raw, questions)
-		if err == nil && e.err != nil {
-			err = corrupt(k.log, "%v", e.err)
-		}
-		if err != nil {
-			b.err = err
+		e, ok := readEntry(raw, questions)
+		if !ok || e.err != nil {
+			b.err = corrupt(k.log, "%v", e.err)
 			return b, after, true
 		}
 		after = e.ID
@@ -136,7 +133,7 @@ func (f *feed) run(ctx context.Context, yield func(Event, error) bool) {
 	for {
 		m, pos, err := f.q.s.feeds.join(ctx, f.q, f.questions)
 		if err != nil {
-			yield(Event{}, f.ctxError(ctx, err))
+			yield(Event{}, f.q.ctxError(ctx, err))
 			return
 		}
 		again := f.follow(ctx, m, pos, yield)
@@ -191,7 +188,7 @@ func (f *feed) follow(ctx context.Context, m *feedMember, pos wire.ID, yield fun
 	for {
 		select {
 		case <-ctx.Done():
-			yield(Event{}, f.ctxError(ctx, ctx.Err()))
+			yield(Event{}, f.q.ctxError(ctx, ctx.Err()))
 			return false
 		case b, ok := <-m.ch:
 			if !ok {
@@ -211,7 +208,7 @@ func (f *feed) catchUp(ctx context.Context, upTo *wire.ID, yield func(Event, err
 	for upTo == nil || f.last.Less(*upTo) {
 		b, last, read := f.q.readAfter(ctx, f.last, 0, f.questions)
 		if b.err != nil {
-			b.err = f.ctxError(ctx, b.err)
+			b.err = f.q.ctxError(ctx, b.err)
 		}
 		if !f.hand(b, yield) {
 			return false
@@ -239,7 +236,7 @@ func (f *feed) hand(b feedBatch, yield func(Event, error) bool) bool {
 			if f.own != nil && !f.own.Less(ev.id) {
 				continue
 			}
-			yield(Event{}, fmt.Errorf("%w: %s: purged, and created again", ErrQuizNotFound, f.q.about("")))
+			yield(Event{}, f.q.errRecreated())
 			return false
 		}
 		f.q.s.counts.events.Add(1)
@@ -252,14 +249,6 @@ func (f *feed) hand(b feedBatch, yield func(Event, error) bool) bool {
 		return false
 	}
 	return true
-}
-
-// ctxError prefers ctx's own error when ctx ended during a read.
-func (f *feed) ctxError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("kuis: %s: %w", f.q.about(""), ctx.Err())
-	}
-	return err
 }
 
 // feedHubs holds a Store's running hubs, by log key. One mutex guards the

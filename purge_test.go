@@ -2,6 +2,7 @@ package kuis_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math/rand"
 	"slices"
@@ -388,5 +389,58 @@ func TestPurgeQuizDeletesOnlyTheQuizItArchived(t *testing.T) {
 		if r, err := e.store.Recap(e.ctx, id); err != nil || len(r.Standings) != 1 || r.Standings[0].Participant != "Eka" {
 			t.Errorf("same millisecond %v: the new quiz's recap = %+v, %v; want Eka alone", sameMillisecond, r.Standings, err)
 		}
+	}
+}
+
+// TestPurgeQuizArchivesEveryAnswer: the recap PurgeQuiz archives holds every
+// counted answer, in the order counted, with per-question counts, and
+// survives a JSON round trip whole, times included; all five keys are gone.
+func TestPurgeQuizArchivesEveryAnswer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	id, _, _ := e.reference()
+	e.finish(id)
+	k := e.keys(id)
+	logged := answerLog(e, k)
+	var archived []kuis.Recap
+	n, err := e.store.PurgeQuiz(e.ctx, id, func(_ context.Context, r kuis.Recap) error {
+		archived = append(archived, r)
+		return nil
+	})
+	if err != nil || n != 5 || len(archived) != 1 {
+		t.Fatalf("PurgeQuiz = %d, %v, %d archives; want 5 keys deleted, one archive", n, err, len(archived))
+	}
+	recap := archived[0]
+	var want []kuis.AnswerRecord
+	for q, round := range referenceRounds {
+		for _, name := range round {
+			want = append(want, kuis.AnswerRecord{Participant: name, Question: q + 1, At: time.UnixMilli(logged[len(want)].ms()).UTC()})
+		}
+	}
+	if diff := cmp.Diff(want, recap.Answers); diff != "" {
+		t.Errorf("archived Answers (-want +got):\n%s", diff)
+	}
+	wantQuestions := []kuis.QuestionResult{{Question: 1, Correct: 2}, {Question: 2, Correct: 3}, {Question: 3, Correct: 4}}
+	if diff := cmp.Diff(wantQuestions, recap.Questions); diff != "" {
+		t.Errorf("archived Questions (-want +got):\n%s", diff)
+	}
+	data, err := json.Marshal(recap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back kuis.Recap
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(recap, back); diff != "" {
+		t.Errorf("JSON round trip of %s (-archived +read back):\n%s", data, diff)
+	}
+	keys := []string{k.Meta(), k.Board(), k.Answers(), k.Log(), k.Order()}
+	wantGone := map[string]string{}
+	for _, key := range keys {
+		wantGone[key] = "none"
+	}
+	if diff := cmp.Diff(wantGone, e.dump(keys...)); diff != "" {
+		t.Errorf("keys after PurgeQuiz (-want +got):\n%s", diff)
 	}
 }

@@ -45,6 +45,20 @@ func (q quiz) errNotFound() error {
 	return fmt.Errorf("%w: %s", ErrQuizNotFound, q.about(""))
 }
 
+// errRecreated is the error of a reader that met another quiz's start entry
+// in the log it follows: the quiz was purged and created again under its ID.
+func (q quiz) errRecreated() error {
+	return fmt.Errorf("%w: %s: purged, and created again", ErrQuizNotFound, q.about(""))
+}
+
+// ctxError prefers ctx's own error to err when ctx ended during a read.
+func (q quiz) ctxError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("kuis: %s: %w", q.about(""), ctx.Err())
+	}
+	return err
+}
+
 // read sends reads of the board in one round trip, behind HLEN of the meta
 // hash, so that every read tells a quiz that does not exist (ErrQuizNotFound)
 // from an empty one, without a second, separate call. With WithClientCache

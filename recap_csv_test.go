@@ -178,6 +178,72 @@ func TestCSVWriterErrors(t *testing.T) {
 	}
 }
 
+// TestWriteAnswersCSV: the answers file byte for byte, its times those of the
+// log entries' IDs in UTC to the millisecond. An answer of a quiz written
+// before the log existed (in the answers set only) comes first, by question
+// then participant, with an empty time.
+func TestWriteAnswersCSV(t *testing.T) {
+	t.Parallel()
+	at := func(l logEntry) string { return time.UnixMilli(l.ms()).UTC().Format("2006-01-02T15:04:05.000Z") }
+	t.Run("logged", func(t *testing.T) {
+		e := newEnv(t)
+		id, _, b := e.running(2)
+		playInTurn(e, b, turn{"Siti, A.", 2}, turn{`Budi "B"`, 1})
+		l := answerLog(e, e.keys(id))
+		want := "participant,question,answered_at\n" +
+			`"Siti, A.",1,` + at(l[0]) + "\n" +
+			`"Siti, A.",2,` + at(l[1]) + "\n" +
+			`"Budi ""B""",1,` + at(l[2]) + "\n"
+		if diff := cmp.Diff(want, answersCSV(e, id)); diff != "" {
+			t.Errorf("WriteAnswersCSV (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("before the log", func(t *testing.T) {
+		e := newEnv(t)
+		id := quizID()
+		k := e.keys(id)
+		e.mustRaw("HSET", k.Meta(), "judul", "Lama", "jumlah_soal", "10", "status", "berjalan")
+		e.mustRaw("SADD", k.Answers(), "10:Ali", "2:Budi", "1:Citra", "1:Ali", "2:Ali")
+		e.mustRaw("ZADD", k.Board(), "30", "Ali", "10", "Budi", "10", "Citra")
+		if got := answersCSV(e, id); got != "participant,question,answered_at\n"+
+			"Ali,1,\nCitra,1,\nAli,2,\nBudi,2,\nAli,10,\n" {
+			t.Errorf("WriteAnswersCSV without a log = %q", got)
+		}
+		if _, err := e.board(id).RecordAnswer(e.ctx, "Dewi", 3); err != nil {
+			t.Fatal(err)
+		}
+		l := answerLog(e, k)
+		want := "participant,question,answered_at\n" +
+			"Ali,1,\nCitra,1,\nAli,2,\nBudi,2,\nAli,10,\n" +
+			"Dewi,3," + at(l[0]) + "\n"
+		if diff := cmp.Diff(want, answersCSV(e, id)); diff != "" {
+			t.Errorf("WriteAnswersCSV (-want +got):\n%s", diff)
+		}
+		recap, err := e.store.Recap(e.ctx, id)
+		wantQuestions := make([]kuis.QuestionResult, 10)
+		for i, n := range []int{2, 2, 1, 0, 0, 0, 0, 0, 0, 1} {
+			wantQuestions[i] = kuis.QuestionResult{Question: i + 1, Correct: n}
+		}
+		if diff := cmp.Diff(wantQuestions, recap.Questions); err != nil || diff != "" {
+			t.Errorf("Recap.Questions: %v (-want +got):\n%s", err, diff)
+		}
+	})
+}
+
+// answersCSV is Recap.WriteAnswersCSV of quiz id.
+func answersCSV(e *env, id string) string {
+	e.t.Helper()
+	recap, err := e.store.Recap(e.ctx, id)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := recap.WriteAnswersCSV(&buf); err != nil {
+		e.t.Fatal(err)
+	}
+	return buf.String()
+}
+
 // ForSpreadsheet makes a gradebook a spreadsheet opens safely: UTF-8 names
 // shown as typed, and a name that would run as a formula kept as text.
 func ExampleForSpreadsheet() {

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/kuisboard/kuis"
 	"github.com/kuisboard/kuis/internal/redistest"
 )
@@ -84,6 +87,7 @@ func TestRecap(t *testing.T) {
 	e := newEnv(t)
 	from := time.Now()
 	id, _, _ := e.reference()
+	instance := e.instance(id) // read before the command statistics are, so that its XRANGE is not counted
 	for _, status := range []kuis.Status{kuis.StatusRunning, kuis.StatusFinished} {
 		if status == kuis.StatusFinished {
 			e.finish(id)
@@ -106,7 +110,7 @@ func TestRecap(t *testing.T) {
 		checkFinishedAt(t, &got, status == kuis.StatusFinished, from, start)
 		got.Answers = untimed(got.Answers)
 		want := referenceRecap(id, status)
-		want.Instance = e.instance(id)
+		want.Instance = instance
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("Recap(%q) (-want +got):\n%s", id, diff)
 		}
@@ -266,4 +270,121 @@ func TestRecapJSON(t *testing.T) {
 	if err := json.Unmarshal(got, &back); err != nil || !cmp.Equal(recap, back) {
 		t.Errorf("JSON round trip = %+v, %v; want %+v", back, err, recap)
 	}
+}
+
+// TestRecapAnswersUnderConcurrency: 64 goroutines submit every pair of a quiz
+// twice each, one by one or in batches that hold each pair twice, several of
+// them for the same participant at once. Recap then counts each question's
+// distinct participants, lists every pair exactly once, at the server's
+// time in UTC within the test's window, non-decreasing, and in the order
+// counted: along Answers, the score each counted answer was replied with
+// rises by 10 for each participant.
+func TestRecapAnswersUnderConcurrency(t *testing.T) {
+	t.Parallel()
+	const (
+		participants = 16
+		questions    = 12
+		goroutines   = 64
+	)
+	e := newEnv(t)
+	id, _, b := e.running(questions)
+	var pairs []kuis.AnswerInput
+	wantQuestions := make([]kuis.QuestionResult, questions)
+	for q := 1; q <= questions; q++ {
+		wantQuestions[q-1] = kuis.QuestionResult{Question: q}
+		for p := range participants {
+			if (p+q)%5 != 0 { // participants skip some questions, so counts differ
+				pairs = append(pairs, kuis.AnswerInput{Participant: fmt.Sprintf("Siswa %02d", p), Question: q})
+				wantQuestions[q-1].Correct++
+			}
+		}
+	}
+	var (
+		mu    sync.Mutex
+		reply = map[kuis.AnswerInput][]int64{} // the scores of counted replies
+		errs  []error
+		wg    sync.WaitGroup
+	)
+	start := time.Now().Truncate(time.Millisecond)
+	for g := range goroutines {
+		var mine []kuis.AnswerInput // pairs g, g+64, ...: every participant's pairs are spread
+		for i := g; i < len(pairs); i += goroutines {
+			mine = append(mine, pairs[i], pairs[i])
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var res []kuis.AnswerResult
+			var err error
+			if g%2 == 0 {
+				res, err = b.RecordAnswers(e.ctx, mine)
+			} else {
+				for _, a := range mine {
+					r, err := b.RecordAnswer(e.ctx, a.Participant, a.Question)
+					res = append(res, kuis.AnswerResult{Answer: r, Err: err})
+				}
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("goroutine %d: %w", g, err))
+			}
+			for i, r := range res {
+				if r.Err != nil {
+					errs = append(errs, fmt.Errorf("goroutine %d: %+v: %w", g, mine[i], r.Err))
+				} else if !r.Duplicate {
+					reply[mine[i]] = append(reply[mine[i]], r.Score)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	end := time.Now()
+	for _, err := range errs {
+		t.Error(err)
+	}
+	for _, p := range pairs {
+		if len(reply[p]) != 1 {
+			t.Errorf("%+v counted %d times; want once", p, len(reply[p]))
+		}
+	}
+
+	recap, err := e.store.Recap(e.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(wantQuestions, recap.Questions); diff != "" {
+		t.Errorf("Recap.Questions (-want +got):\n%s", diff)
+	}
+	byPair := cmpopts.SortSlices(func(a, b kuis.AnswerRecord) bool {
+		return a.Participant < b.Participant || a.Participant == b.Participant && a.Question < b.Question
+	})
+	if diff := cmp.Diff(pairsAsRecords(pairs), untimed(recap.Answers), byPair); diff != "" {
+		t.Errorf("Recap.Answers' pairs (-want +got):\n%s", diff)
+	}
+	wantScores, gotScores := map[string][]int64{}, map[string][]int64{}
+	for i, a := range recap.Answers {
+		if a.At.Location() != time.UTC || a.At.Before(start) || a.At.After(end) {
+			t.Errorf("Answers[%d].At = %v; want UTC, between %v and %v", i, a.At, start, end)
+		}
+		if i > 0 && a.At.Before(recap.Answers[i-1].At) {
+			t.Errorf("Answers[%d].At = %v, before Answers[%d].At = %v", i, a.At, i-1, recap.Answers[i-1].At)
+		}
+		wantScores[a.Participant] = append(wantScores[a.Participant], int64(10*(len(wantScores[a.Participant])+1)))
+		if r := reply[kuis.AnswerInput{Participant: a.Participant, Question: a.Question}]; len(r) > 0 {
+			gotScores[a.Participant] = append(gotScores[a.Participant], r[0])
+		}
+	}
+	if diff := cmp.Diff(wantScores, gotScores); diff != "" {
+		t.Errorf("replied scores along Recap.Answers, per participant (-want +got):\n%s", diff)
+	}
+}
+
+// pairsAsRecords is pairs as AnswerRecords without a time.
+func pairsAsRecords(pairs []kuis.AnswerInput) []kuis.AnswerRecord {
+	out := make([]kuis.AnswerRecord, len(pairs))
+	for i, p := range pairs {
+		out[i] = kuis.AnswerRecord{Participant: p.Participant, Question: p.Question}
+	}
+	return out
 }

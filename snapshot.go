@@ -49,11 +49,20 @@ func (s *snapshot) setMeta(q quiz, fields map[string]string) {
 	s.info, s.infoErr = q.decodeMeta(fields, nil, needAll)
 }
 
+// readEntry decodes one entry the log returned, of a quiz of questions
+// questions, keeping what is wrong with it in err; ok is false when its ID
+// is no stream ID, so that it has no place in the log.
+func readEntry(raw rueidis.XRangeEntry, questions int) (e logRead, ok bool) {
+	e.Entry, e.err = wire.DecodeEntry(raw.ID, raw.FieldValues, questions)
+	_, ok = wire.ParseID(raw.ID)
+	return e, ok
+}
+
 // addEntries decodes log entries as read, in order.
 func (s *snapshot) addEntries(entries []rueidis.XRangeEntry) {
 	for _, raw := range entries {
-		e, err := wire.DecodeEntry(raw.ID, raw.FieldValues, s.questions())
-		s.log = append(s.log, logRead{e, err})
+		e, _ := readEntry(raw, s.questions()) // a bad ID is the entry's err, for the reader to judge
+		s.log = append(s.log, e)
 	}
 }
 

@@ -1,11 +1,6 @@
 package kuis
 
-import (
-	"context"
-
-	"github.com/kuisboard/kuis/internal/wire"
-	"github.com/redis/rueidis"
-)
+import "context"
 
 // quizState is a quiz as its feeds follow it and where Repair starts: its
 // meta, and the first and last entries of its log.
@@ -42,20 +37,11 @@ func (q quiz) state(ctx context.Context) (quizState, error) {
 		if len(entries) == 0 {
 			continue
 		}
-		if *end, err = q.entryOf(entries[0], int(info.Questions)); err != nil {
-			return quizState{}, err
+		e, ok := readEntry(entries[0], int(info.Questions))
+		if !ok {
+			return quizState{}, corrupt(k.log, "%v", e.err)
 		}
+		*end = &e
 	}
 	return st, nil
-}
-
-// entryOf decodes one entry the log returned, of a quiz of questions
-// questions: an ID that is no stream ID is ErrCorrupt; any other fault is
-// left in the entry's err, for the reader to judge.
-func (q quiz) entryOf(raw rueidis.XRangeEntry, questions int) (*logRead, error) {
-	e, err := wire.DecodeEntry(raw.ID, raw.FieldValues, questions)
-	if _, ok := wire.ParseID(raw.ID); !ok {
-		return nil, corrupt(q.keys.log, "%v", err)
-	}
-	return &logRead{e, err}, nil
 }

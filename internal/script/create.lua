@@ -14,7 +14,7 @@
 -- sequence is random, so that the ID marks this quiz alone, even beside one
 -- created under the same ID in the same millisecond (PurgeQuiz checks it).
 local g = gate()
-local err = g.permitted({'HSET', KEYS[1], 'judul', ARGV[1]}, {'XADD', KEYS[4], '*', 'status', 'berjalan'})
+local err = g.permitted({'HSET', KEYS[1], 'judul', ARGV[1]}, {'XADD', KEYS[4], '*', logStatus, 'berjalan'})
 if err then
   return err
 end
@@ -26,5 +26,5 @@ end
 redis.call('HSET', KEYS[1], 'judul', ARGV[1], 'jumlah_soal', ARGV[2], 'status', 'berjalan')
 local now = redis.call('TIME')
 redis.call('XADD', KEYS[4], string.format(int, tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)) .. '-' .. ARGV[3],
-  'status', 'berjalan')
+  logStatus, 'berjalan')
 return 1

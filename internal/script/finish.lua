@@ -12,7 +12,7 @@
 -- the feed see that quiz finish by its status instead.
 local meta, log, answers = KEYS[1], KEYS[2], KEYS[3]
 local g = gate()
-local err = g.permitted({'HSET', meta, 'status', 'selesai'}, {'XADD', log, '*', 'status', 'selesai'})
+local err = g.permitted({'HSET', meta, 'status', 'selesai'}, {'XADD', log, '*', logStatus, 'selesai'})
 if err then
   return err
 end
@@ -30,7 +30,7 @@ end
 local isStream = type(redis.pcall('XLEN', log)) == 'number' -- a missing log too
 local counted = redis.pcall('SCARD', answers)            -- an error reply when not a set
 if isStream and (redis.call('EXISTS', log) == 1 or counted == 0) then
-  redis.pcall('XADD', log, '*', 'status', 'selesai')
+  redis.pcall('XADD', log, '*', logStatus, 'selesai')
 end
 redis.call('HSET', meta, 'status', 'selesai')
 return 1

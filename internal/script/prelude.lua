@@ -27,6 +27,12 @@ local maxCount = 2047
 local maxQuestions = 1000
 -- maxName bounds a stored participant name, in bytes (wire.MaxName).
 local maxName = 256
+-- The answer log's entry fields (wire.LogParticipant, wire.LogQuestion,
+-- wire.LogScore, wire.LogStatus).
+local logParticipant = 'peserta'
+local logQuestion = 'soal'
+local logScore = 'skor'
+local logStatus = 'status'
 
 -- int formats an integer exactly: '%d' where it is 64-bit, and cheaper for
 -- the server than the floating-point '%.0f'; Lua's '%d' is a C long, 32-bit
@@ -143,9 +149,9 @@ end
 local function answerOf(entry, n)
   local f, p, q = entry[2], nil, nil
   for j = 1, #f, 2 do
-    if f[j] == 'peserta' then
+    if f[j] == logParticipant then
       p = f[j + 1]
-    elseif f[j] == 'soal' then
+    elseif f[j] == logQuestion then
       q = f[j + 1]
     end
   end

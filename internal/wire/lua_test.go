@@ -25,7 +25,7 @@ func prelude(t testing.TB) string {
 	return string(src)
 }
 
-// TestLuaConstants: the prelude's bounds are Go's.
+// TestLuaConstants: the prelude's bounds and the log's field names are Go's.
 func TestLuaConstants(t *testing.T) {
 	src := prelude(t)
 	for name, want := range map[string]int64{
@@ -39,6 +39,19 @@ func TestLuaConstants(t *testing.T) {
 		}
 		if got, _ := strconv.ParseInt(m[1], 10, 64); got != want {
 			t.Errorf("prelude.lua's %s = %d, Go's = %d", name, got, want)
+		}
+	}
+	for name, want := range map[string]string{
+		"logParticipant": wire.LogParticipant, "logQuestion": wire.LogQuestion, "logScore": wire.LogScore,
+		"logStatus": wire.LogStatus,
+	} {
+		m := regexp.MustCompile(`(?m)^local ` + name + ` = '([^']*)'$`).FindStringSubmatch(src)
+		if m == nil {
+			t.Errorf("prelude.lua defines no %s", name)
+			continue
+		}
+		if m[1] != want {
+			t.Errorf("prelude.lua's %s = %q, Go's = %q", name, m[1], want)
 		}
 	}
 }
