@@ -11,13 +11,19 @@ import (
 	"github.com/kuisboard/kuis"
 )
 
-// checkArchive fails the test unless dir/<quiz>/ holds the four files of
-// want's archive, whole: each CSV the library's default writer's bytes, and
-// recap.json json.Marshal of want with the time it was taken at, readable
-// by their owner only, and no temporary file beside them.
+// instanceDir is where purge archives the recap's quiz under dir:
+// dir/<quiz>/<instance>/.
+func instanceDir(dir string, r kuis.Recap) string {
+	return filepath.Join(dir, r.QuizID, r.Instance)
+}
+
+// checkArchive fails the test unless dir/<quiz>/<instance>/ holds the four
+// files of want's archive, whole: each CSV the library's default writer's
+// bytes, and recap.json json.Marshal of want with the time it was taken at,
+// readable by their owner only, and no temporary file beside them.
 func checkArchive(t *testing.T, dir string, want kuis.Recap) {
 	t.Helper()
-	qdir := filepath.Join(dir, want.QuizID)
+	qdir := instanceDir(dir, want)
 	var files []string
 	entries, err := os.ReadDir(qdir)
 	if err != nil {
@@ -34,8 +40,11 @@ func checkArchive(t *testing.T, dir string, want kuis.Recap) {
 		t.Errorf("archive of %s: %v", want.QuizID, err)
 	}
 	for _, f := range archiveFiles {
-		if st, err := os.Stat(filepath.Join(qdir, f.name)); err != nil || st.Mode().Perm() != 0o600 {
-			t.Errorf("archive of %s: %s: %v, %v; want mode 0600", want.QuizID, f.name, st.Mode(), err)
+		switch st, err := os.Stat(filepath.Join(qdir, f.name)); {
+		case err != nil:
+			t.Errorf("archive of %s: %v", want.QuizID, err)
+		case st.Mode().Perm() != 0o600:
+			t.Errorf("archive of %s: %s has mode %v, want 0600", want.QuizID, f.name, st.Mode())
 		}
 	}
 }
@@ -109,8 +118,8 @@ func TestPurge(t *testing.T) {
 	}
 	r = tg.kuis("purge", "-finished", "-archive", dir)
 	want := []string{
-		"kuis-02: archived in " + filepath.Join(dir, "kuis-02") + ", 5 keys deleted",
-		"kuis-03: archived in " + filepath.Join(dir, "kuis-03") + ", 2 keys deleted",
+		"kuis-02: archived in " + instanceDir(dir, recaps["kuis-02"]) + ", 5 keys deleted",
+		"kuis-03: archived in " + instanceDir(dir, recaps["kuis-03"]) + ", 2 keys deleted",
 	}
 	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || r.code != 1 {
 		t.Errorf("purge -finished: exit %d; stdout (-want +got):\n%s", r.code, diff)
@@ -129,8 +138,8 @@ func TestPurge(t *testing.T) {
 	}
 	r = tg.kuis("purge", "kuis-02", "kuis-04", "kuis-99", "-archive", dir)
 	want = []string{
-		"kuis-02: archived in " + filepath.Join(dir, "kuis-02") + " before, no keys left",
-		"kuis-04: archived in " + filepath.Join(dir, "kuis-04") + ", 5 keys deleted",
+		"kuis-02: archived in " + instanceDir(dir, recaps["kuis-02"]) + " before, no keys left",
+		"kuis-04: archived in " + instanceDir(dir, recaps["kuis-04"]) + ", 5 keys deleted",
 	}
 	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || r.code != 1 {
 		t.Errorf("purge of a purged, a finished and a missing quiz: exit %d; stdout (-want +got):\n%s", r.code, diff)
@@ -141,7 +150,7 @@ func TestPurge(t *testing.T) {
 		t.Errorf("quizzes after the purges: %q, want kuis-01 alone", got)
 	}
 
-	r = tg.kuis("purge", "-finished", "-archive", filepath.Join(dir, "kuis-02", "recap.json"))
+	r = tg.kuis("purge", "-finished", "-archive", filepath.Join(instanceDir(dir, recaps["kuis-02"]), "recap.json"))
 	if r.code != 1 || r.stdout != "" {
 		t.Errorf("purge into a file: exit %d, stdout %q", r.code, r.stdout)
 	}
