@@ -54,8 +54,8 @@ course's ledger records what the quiz gave each, so that a quiz folded again
 adds nothing. With -from-archive PATH, folds the recap that kuis purge
 archived instead, of a quiz gone from Redis: PATH is a recap.json or the
 directory holding it (DIR/<quiz>/<instance>/). A recap.json archived before
-instances existed has no "instance" field: it folds as the quiz's instance
-kuis.NoInstance ("0-0"). Prints one line per quiz:
+instances existed (in DIR/<quiz>/) has no "instance" field: it folds as the
+quiz's instance kuis.NoInstance ("0-0"). Prints one line per quiz:
   QUIZ: folded into COURSE: N participant(s), P points
   QUIZ: folded into COURSE before: nothing added
 A running quiz is refused: finish it first. So is a quiz that names another
