@@ -193,15 +193,19 @@ func (tg *target) recapOf(id string) kuis.Recap {
 	return r
 }
 
-// archiveWithoutInstance writes r's archive as purge wrote it before
+// archivedWithoutInstance makes quiz id (Citra answers its one question),
+// finishes and purges it, and writes its archive as purge wrote it before
 // instances existed: the four files in dir/<quiz>/, recap.json without an
 // "instance" field.
-func archiveWithoutInstance(t *testing.T, dir string, r kuis.Recap) {
+func (tg *target) archivedWithoutInstance(dir, id string) {
+	t := tg.t
 	t.Helper()
-	a, err := quizArchive(r)
+	tg.quiz(id, "Kuis lama", 1, [][]string{{"Citra"}}, true)
+	a, err := quizArchive(tg.recapOf(id))
 	if err != nil {
 		t.Fatal(err)
 	}
+	tg.must("purge", id, "-archive", t.TempDir())
 	var fields map[string]any
 	if err := json.Unmarshal(a.files[0].data, &fields); err != nil {
 		t.Fatal(err)
@@ -210,7 +214,7 @@ func archiveWithoutInstance(t *testing.T, dir string, r kuis.Recap) {
 	if a.files[0].data, err = json.Marshal(fields); err != nil {
 		t.Fatal(err)
 	}
-	qdir := filepath.Join(dir, r.QuizID)
+	qdir := filepath.Join(dir, id)
 	if err := os.MkdirAll(qdir, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -243,10 +247,7 @@ func archivedFiles(t *testing.T, qdir string) map[string]string {
 func TestPurgeKeepsEveryInstance(t *testing.T) {
 	tg := newTarget(t)
 	dir := filepath.Join(t.TempDir(), "A")
-	tg.quiz("kuis-02", "Kuis lama", 1, [][]string{{"Citra"}}, true)
-	old := tg.recapOf("kuis-02")
-	tg.must("purge", "kuis-02", "-archive", t.TempDir())
-	archiveWithoutInstance(t, dir, old)
+	tg.archivedWithoutInstance(dir, "kuis-02")
 	legacy := archivedFiles(t, filepath.Join(dir, "kuis-02"))
 	if got, want := tg.must("purge", "kuis-02", "-archive", dir), "kuis-02: archived in "+filepath.Join(dir, "kuis-02")+" before, no keys left\n"; got != want {
 		t.Errorf("purge of a quiz archived before instances existed: %q, want %q", got, want)
@@ -374,12 +375,10 @@ func TestCourseFoldFromArchive(t *testing.T) {
 	tg := newTarget(t)
 	dir := filepath.Join(t.TempDir(), "arsip")
 	tg.reference("kuis-01", true)
-	tg.quiz("kuis-07", "Kuis 7", 1, [][]string{{"Eka"}}, true)
 	tg.quiz("mat-01", "Matematika", 1, [][]string{{"Budi"}}, true, kuis.InCourse("mat"))
-	ref, seven, mat := tg.recapOf("kuis-01"), tg.recapOf("kuis-07"), tg.recapOf("mat-01")
+	ref, mat := tg.recapOf("kuis-01"), tg.recapOf("mat-01")
 	tg.must("purge", "kuis-01", "mat-01", "-archive", dir)
-	tg.must("purge", "kuis-07", "-archive", t.TempDir())
-	archiveWithoutInstance(t, dir, seven)
+	tg.archivedWithoutInstance(dir, "kuis-07")
 	notQuiz := filepath.Join(t.TempDir(), "recap.json")
 	if err := os.WriteFile(notQuiz, []byte(`{"course_id":"ipa-8a","standings":[]}`), 0o600); err != nil {
 		t.Fatal(err)
@@ -403,7 +402,7 @@ func TestCourseFoldFromArchive(t *testing.T) {
 			oneLine(t, "course fold -from-archive "+tc.path, r.stderr, tc.stderr)
 		}
 	}
-	if diff := cmp.Diff(standings("Citra", 30, "Ali", 30, "Budi", 20, "Eka", 10, "Dewi", 10), tg.courseBoard("ipa-8a")); diff != "" {
+	if diff := cmp.Diff(standings("Citra", 40, "Ali", 30, "Budi", 20, "Dewi", 10), tg.courseBoard("ipa-8a")); diff != "" {
 		t.Errorf("the course (-want +got):\n%s", diff)
 	}
 	if h := tg.must("course", "fold", "-h"); !strings.Contains(h, `no "instance" field: it folds as the`+"\n"+`quiz's instance kuis.NoInstance`) {
@@ -418,10 +417,7 @@ func TestCourseFoldFromArchive(t *testing.T) {
 func TestPurgeFoldsEveryInstance(t *testing.T) {
 	tg := newTarget(t)
 	dir := filepath.Join(t.TempDir(), "A")
-	tg.quiz("kuis-02", "Kuis lama", 1, [][]string{{"Citra"}}, true)
-	old := tg.recapOf("kuis-02")
-	tg.must("purge", "kuis-02", "-archive", t.TempDir())
-	archiveWithoutInstance(t, dir, old)
+	tg.archivedWithoutInstance(dir, "kuis-02")
 
 	tg.quiz("kuis-02", "Minggu 1", 3, [][]string{{"Ali", "Budi"}, {"Ali"}}, true, kuis.InCourse("ipa"))
 	week1 := tg.recapOf("kuis-02")
