@@ -179,10 +179,12 @@ func (f createOption) apply(o *createOptions) { f(o) }
 // InCourse names the course the quiz folds into: Create stores courseID in
 // the meta field kursus with the rest of the meta, in the same atomic step,
 // and [Info.Course] reads it back. It is written at Create only and never
-// changes; kuis purge folds a finished quiz into the course it names, and
-// refuses to fold it into another. courseID follows the quiz ID rule, as
-// [Store.Course] takes it: Create returns ErrInvalidCourseID otherwise, ""
-// included, before any I/O. Without InCourse the quiz names no course.
+// changes: the quiz's recap carries it, so that [Course.Archive] folds the
+// quiz into no other course (and kuis purge folds it into this one).
+// courseID follows the quiz ID rule, as [Store.Course] takes it: Create
+// returns ErrInvalidCourseID otherwise, "" included, before any I/O. Given
+// more than once, the last one counts. Without InCourse the quiz names no
+// course.
 func InCourse(courseID string) CreateOption {
 	return createOption(func(o *createOptions) { o.inCourse, o.course = true, courseID })
 }
