@@ -269,7 +269,7 @@ func TestACLAppRole(t *testing.T) {
 }
 
 // TestACLTeacherRole: a user made from ACLRules(RoleTeacher), with and
-// without the client-side cache, runs every read, creates, finishes, audits
+// without the client-side cache, runs every read, creates (in a course), finishes, audits
 // and recaps; it is refused, with nothing written, every answer, everything
 // only the operator may do, and any other namespace, and the server refuses
 // it every write to board, answers and order set, UNLINK, RENAME and SCAN,
@@ -332,10 +332,10 @@ func TestACLTeacherRole(t *testing.T) {
 		e.mustRaw("ZINCRBY", k.Board(), "-10", "Dewi") // as the answers made it again
 
 		_, fm := handles(t, ts, fresh)
-		if err := fm.Create(e.ctx, "Kuis guru", 2); err != nil {
+		if err := fm.Create(e.ctx, "Kuis guru", 2, kuis.InCourse("mat-8a")); err != nil {
 			t.Fatalf("Create: %v", err)
 		}
-		if info, err := fm.Get(e.ctx); err != nil || info != (kuis.Info{Title: "Kuis guru", Questions: 2, Status: kuis.StatusRunning}) {
+		if info, err := fm.Get(e.ctx); err != nil || info != (kuis.Info{Title: "Kuis guru", Questions: 2, Status: kuis.StatusRunning, Course: "mat-8a"}) {
 			t.Errorf("Get = %+v, %v", info, err)
 		}
 		if err := tm.Finish(e.ctx); err != nil {

@@ -16,7 +16,8 @@ type Violation struct {
 	// Key is the key that breaks the contract.
 	Key string `json:"key"`
 	// Rule names the broken rule: "exists", "type", "ttl", "field", "judul",
-	// "jumlah_soal", "status", "score", "member", "answer", "log" or "order".
+	// "jumlah_soal", "status", "kursus", "kelas", "tampilan", "score",
+	// "member", "answer", "log" or "order".
 	Rule string `json:"rule"`
 	// Detail says what was found, naming the field or member.
 	Detail string `json:"detail"`
@@ -157,23 +158,41 @@ func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 	return a.found, nil
 }
 
+// optionalMeta are the meta fields a quiz may hold beside judul,
+// jumlah_soal and status (revision 5), each with the check of its value.
+var optionalMeta = map[string]struct {
+	valid func(string) bool
+	want  string
+}{
+	wire.FieldCourse: {validID, "a course ID"},
+	wire.FieldClass:  {validID, "a class ID"},
+	wire.FieldView: {func(s string) bool { return s == wire.ViewShown || s == wire.ViewHidden || s == wire.ViewAtEnd },
+		fmt.Sprintf("%q, %q or %q", wire.ViewShown, wire.ViewHidden, wire.ViewAtEnd)},
+}
+
 // meta checks the hash's fields one by one.
 func (a *auditor) meta(fields map[string]string) {
 	key := a.q.keys.meta
-	for _, f := range []string{wire.FieldTitle, wire.FieldQuestions, wire.FieldStatus} {
+	required := []string{wire.FieldTitle, wire.FieldQuestions, wire.FieldStatus}
+	for _, f := range required {
 		if _, ok := fields[f]; !ok {
 			a.add(key, "field", "field %s is missing", f)
 		}
 	}
 	var extra []string
 	for f := range fields {
-		if f != wire.FieldTitle && f != wire.FieldQuestions && f != wire.FieldStatus {
+		if !slices.Contains(required, f) {
 			extra = append(extra, f)
 		}
 	}
 	sort.Strings(extra)
 	for _, f := range extra {
-		a.add(key, "field", "unexpected field %s", quote(f))
+		switch o, ok := optionalMeta[f]; {
+		case !ok:
+			a.add(key, "field", "unexpected field %s", quote(f))
+		case !o.valid(fields[f]):
+			a.add(key, f, "%s is %s, want %s", f, quote(fields[f]), o.want)
+		}
 	}
 	if t, ok := fields[wire.FieldTitle]; ok && !wire.Text(t, maxTitleLen) {
 		a.add(key, "judul", "judul %s is not 1 to %d bytes of UTF-8 without control characters", quote(t), maxTitleLen)

@@ -18,8 +18,9 @@ var contractRows = []contractRow{
 		"member = participant name, score = cumulative points (10 per correct answer)",
 		"one key per quiz, one member per participant"},
 	{Keys.Meta, "hash", "teacher", "teacher and quiz application",
-		"fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`)",
-		"one key per quiz, three fields"},
+		"fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`); " +
+			"when set, `kursus` (the course it folds into) and `kelas` (the class), written by Create only, and `tampilan` (`tampil`, `sembunyi` or `akhir`)",
+		"one key per quiz, three to six fields"},
 	{Keys.Answers, "set", "quiz application", "quiz application, teacher and operator (recap, audit)",
 		"member = `<question>:<participant>` per counted answer",
 		"one key per quiz, one member per counted answer"},

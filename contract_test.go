@@ -20,8 +20,10 @@ func TestContractTable(t *testing.T) {
 			"member = participant name, score = cumulative points (10 per correct answer) | " +
 			"one key per quiz, one member per participant | none while the quiz runs |\n" +
 			"| `" + meta + "` | hash | teacher | teacher and quiz application | " +
-			"fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`) | " +
-			"one key per quiz, three fields | none while the quiz runs |\n" +
+			"fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`); " +
+			"when set, `kursus` (the course it folds into) and `kelas` (the class), written by Create only, " +
+			"and `tampilan` (`tampil`, `sembunyi` or `akhir`) | " +
+			"one key per quiz, three to six fields | none while the quiz runs |\n" +
 			"| `" + answers + "` | set | quiz application | quiz application, teacher and operator (recap, audit) | " +
 			"member = `<question>:<participant>` per counted answer | " +
 			"one key per quiz, one member per counted answer | none while the quiz runs |\n" +
@@ -153,6 +155,19 @@ func TestAuditViolations(t *testing.T) {
 			{"m", "field", `unexpected field "warna"`},
 			{"m", "judul", `judul "" is not 1 to 200 bytes of UTF-8 without control characters`},
 			{"m", "jumlah_soal", `jumlah_soal is "03", want a positive integer of at most 1000`}}},
+		// Revision 5's fields: valid ones are no violation.
+		{"course, class and view", func(e *env, k kuis.Keys) {
+			e.mustRaw("HSET", k.Meta(), "kursus", "mat-8a", "kelas", "8a", "tampilan", "akhir")
+		}, nil},
+		{"view tampil", func(e *env, k kuis.Keys) { e.mustRaw("HSET", k.Meta(), "tampilan", "tampil") }, nil},
+		{"view sembunyi", func(e *env, k kuis.Keys) { e.mustRaw("HSET", k.Meta(), "tampilan", "sembunyi") }, nil},
+		{"course, class and view out of form", func(e *env, k kuis.Keys) {
+			e.mustRaw("HSET", k.Meta(), "kursus", "mat:8a", "kelas", "", "tampilan", "Tampil", "Kursus", "mat")
+		}, [][3]string{
+			{"m", "field", `unexpected field "Kursus"`},
+			{"m", "kelas", `kelas is "", want a class ID`},
+			{"m", "kursus", `kursus is "mat:8a", want a course ID`},
+			{"m", "tampilan", `tampilan is "Tampil", want "tampil", "sembunyi" or "akhir"`}}},
 		{"unknown status", func(e *env, k kuis.Keys) { e.mustRaw("HSET", k.Meta(), "status", "jeda") },
 			[][3]string{{"m", "status", `status is "jeda", want "berjalan" or "selesai"`}}},
 		{"malformed answers", func(e *env, k kuis.Keys) { e.mustRaw("SADD", k.Answers(), "0:Ali", "01:Ali", "x", "1:") }, [][3]string{

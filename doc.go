@@ -5,7 +5,8 @@
 //
 // [New] returns a [Store], the one entry value. It hands out a quiz's [Board]
 // (the quiz application's handle) and [Meta] (the teacher's), and a [Course]
-// that counts each finished quiz of a class once; it runs the operations on
+// that counts each finished quiz of a class once (a quiz names its course
+// when it is created: [InCourse]); it runs the operations on
 // a whole quiz or namespace that an operator needs (Recap, Audit, Repair,
 // PurgeQuiz, Purge, Quizzes, Stats). [ACLRules] makes the Redis users of the
 // three roles, so that the server holds the contract's separation too.
@@ -15,7 +16,7 @@
 // With the default namespace "kuis" and quiz ID "kuis-01":
 //
 //	kuis:papan:kuis-01    sorted set  member = participant, score = points (10 per correct answer)
-//	kuis:meta:kuis-01     hash        judul, jumlah_soal, status (berjalan | selesai)
+//	kuis:meta:kuis-01     hash        judul, jumlah_soal, status (berjalan | selesai); kursus, kelas, tampilan when set
 //	kuis:jawaban:kuis-01  set         "<question>:<participant>" per counted answer
 //	kuis:catatan:kuis-01  stream      the start (status); one entry per counted answer (peserta, soal, skor), its ID the server's time; the finish (status)
 //	kuis:urutan:kuis-01   sorted set  participant by points, then time of the latest answer ([WithTies])

@@ -21,6 +21,8 @@ import (
 
 // New validates the client and the options once; the Store then hands out
 // the teacher's handle (Meta) and the quiz application's (Board) of a quiz.
+// The teacher creates the quiz in the course it folds into (InCourse), which
+// Get reads back as Info.Course.
 func ExampleNew() {
 	mr, err := miniredis.Run()
 	if err != nil {
@@ -46,7 +48,7 @@ func ExampleNew() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3); err != nil {
+	if err := meta.Create(ctx, "Kuis Matematika Kelas 8", 3, kuis.InCourse("mat-8a")); err != nil {
 		log.Fatal(err)
 	}
 	info, err := meta.Get(ctx)
@@ -62,7 +64,7 @@ func ExampleNew() {
 	err = meta.Create(ctx, "Kuis Matematika Kelas 8", 3)
 	fmt.Println("second Create:", err)
 	// Output:
-	// kuis:meta:kuis-01: {Title:Kuis Matematika Kelas 8 Questions:3 Status:berjalan Course:}
+	// kuis:meta:kuis-01: {Title:Kuis Matematika Kelas 8 Questions:3 Status:berjalan Course:mat-8a}
 	// second Create: kuis: quiz already exists: quiz "kuis-01"
 }
 
@@ -665,7 +667,7 @@ func ExampleContractTable() {
 	// | key | type | writer | readers | content | scale | TTL |
 	// |---|---|---|---|---|---|---|
 	// | `kuis:papan:<quiz>` | sorted set | quiz application | students and teacher | member = participant name, score = cumulative points (10 per correct answer) | one key per quiz, one member per participant | none while the quiz runs |
-	// | `kuis:meta:<quiz>` | hash | teacher | teacher and quiz application | fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`) | one key per quiz, three fields | none while the quiz runs |
+	// | `kuis:meta:<quiz>` | hash | teacher | teacher and quiz application | fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`); when set, `kursus` (the course it folds into) and `kelas` (the class), written by Create only, and `tampilan` (`tampil`, `sembunyi` or `akhir`) | one key per quiz, three to six fields | none while the quiz runs |
 	// | `kuis:jawaban:<quiz>` | set | quiz application | quiz application, teacher and operator (recap, audit) | member = `<question>:<participant>` per counted answer | one key per quiz, one member per counted answer | none while the quiz runs |
 	// | `kuis:catatan:<quiz>` | stream | quiz application (teacher: the start and finish entries) | teacher (recap, audit) and quiz application (the feed) | first, the start entry: the single field `status` = `berjalan`, written by Create; then one entry per counted answer, in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms; last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips both | one key per quiz, one entry per counted answer, plus the start and the finish | none while the quiz runs |
 	// | `kuis:urutan:<quiz>` | sorted set | quiz application (operator: Repair) | students and teacher | member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time | one key per quiz, one member per participant | none while the quiz runs |

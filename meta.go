@@ -38,18 +38,30 @@ type Meta struct {
 	q quiz
 }
 
-// Create writes a new quiz's meta, judul, jumlah_soal and status=berjalan, in
-// one atomic step, O(1), unless any key of the quiz already exists, of any
-// type: nothing is ever overwritten, and a new quiz never inherits an old
-// board. No TTL is set. Errors: ErrInvalidMeta (a title that is not 1 to 200
-// bytes of UTF-8 without control characters, or questions outside 1 to 1000)
-// before any I/O, ErrQuizExists, ErrForbidden; nothing is written then.
-// With WithReplicas, ErrNotReplicated: the quiz was created on the primary.
-func (m *Meta) Create(ctx context.Context, title string, questions int) error {
-	if err := m.q.checkMeta(title, questions); err != nil {
+// Create writes a new quiz's meta, judul, jumlah_soal and status=berjalan,
+// and what opts add (kursus, with InCourse), in one atomic step, O(1),
+// unless any key of the quiz already exists, of any type: nothing is ever
+// overwritten, and a new quiz never inherits an old board. No TTL is set.
+// Errors: ErrInvalidMeta (a title that is not 1 to 200 bytes of UTF-8
+// without control characters, or questions outside 1 to 1000) and
+// ErrInvalidCourseID (InCourse given an invalid course ID) before any I/O,
+// ErrQuizExists, ErrForbidden; nothing is written then. With WithReplicas,
+// ErrNotReplicated: the quiz was created on the primary.
+func (m *Meta) Create(ctx context.Context, title string, questions int, opts ...CreateOption) error {
+	var o createOptions
+	for _, opt := range opts {
+		if opt != nil {
+			opt.apply(&o)
+		}
+	}
+	if err := m.q.checkMeta(title, questions, o); err != nil {
 		return err
 	}
-	err := run(ctx, m.q.s, script.Create, m.q.keys.quizKeys(), []string{title, strconv.Itoa(questions), startSequence()}).Error()
+	args := []string{title, strconv.Itoa(questions), startSequence()}
+	if o.inCourse {
+		args = append(args, wire.FieldCourse, o.course)
+	}
+	err := run(ctx, m.q.s, script.Create, m.q.keys.quizKeys(), args).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
 }
 
@@ -162,13 +174,18 @@ func (q quiz) decodeMeta(fields map[string]string, err error, need metaNeeds) (I
 	return info, nil
 }
 
-func (q quiz) checkMeta(title string, questions int) error {
+// checkMeta checks what Create writes, before any I/O.
+func (q quiz) checkMeta(title string, questions int, o createOptions) error {
 	if !wire.Text(title, maxTitleLen) {
 		return fmt.Errorf("%w: %s: title %s (want 1 to %d bytes of UTF-8 without control characters)",
 			ErrInvalidMeta, q.about(""), quote(title), maxTitleLen)
 	}
 	if questions < 1 || questions > wire.MaxQuestions {
 		return fmt.Errorf("%w: %s: %d questions (want 1 to %d)", ErrInvalidMeta, q.about(""), questions, wire.MaxQuestions)
+	}
+	if o.inCourse && !validID(o.course) {
+		return fmt.Errorf("%w: %s: InCourse(%s) (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
+			ErrInvalidCourseID, q.about(""), quote(o.course), maxIDLen)
 	}
 	return nil
 }

@@ -40,6 +40,63 @@ func TestMetaCreate(t *testing.T) {
 	}
 }
 
+// TestMetaCreateInCourse: InCourse writes kursus with the rest of the meta,
+// Get reads it back as Info.Course and Audit finds nothing; an invalid
+// course ID is refused before any I/O, with nothing written.
+func TestMetaCreateInCourse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name    string
+		opts    []kuis.CreateOption
+		course  string // Info.Course, and the meta's kursus when not ""
+		invalid bool   // ErrInvalidCourseID, nothing written
+	}{
+		{name: "no option"},
+		{name: "nil option", opts: []kuis.CreateOption{nil}},
+		{name: "course", opts: []kuis.CreateOption{kuis.InCourse("mat-8a")}, course: "mat-8a"},
+		{name: "the last course given", opts: []kuis.CreateOption{kuis.InCourse("ipa"), kuis.InCourse("mat.8_A")}, course: "mat.8_A"},
+		{name: "an invalid course, then a valid one", opts: []kuis.CreateOption{kuis.InCourse("a b"), kuis.InCourse("mat")}, course: "mat"},
+		{name: "empty course", opts: []kuis.CreateOption{kuis.InCourse("")}, invalid: true},
+		{name: "course with a colon", opts: []kuis.CreateOption{kuis.InCourse("mat:8a")}, invalid: true},
+		{name: "course in braces", opts: []kuis.CreateOption{kuis.InCourse("{mat}")}, invalid: true},
+		{name: "course too long", opts: []kuis.CreateOption{kuis.InCourse(strings.Repeat("m", 65))}, invalid: true},
+	}
+	e := newEnv(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id := quizID()
+			k := e.keys(id)
+			err := e.meta(id).Create(e.ctx, "Kuis", 3, tt.opts...)
+			if tt.invalid {
+				if !errors.Is(err, kuis.ErrInvalidCourseID) {
+					t.Errorf("Create = %v; want ErrInvalidCourseID", err)
+				}
+				if diff := cmp.Diff(map[string]string{k.Meta(): "none", k.Log(): "none"}, e.dump(k.Meta(), k.Log())); diff != "" {
+					t.Errorf("a refused Create wrote (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("Create: %v", err)
+			}
+			want := `hash, no TTL: ["judul"="Kuis" "jumlah_soal"="3" "status"="berjalan"]`
+			if tt.course != "" {
+				want = `hash, no TTL: ["judul"="Kuis" "jumlah_soal"="3" "kursus"="` + tt.course + `" "status"="berjalan"]`
+			}
+			if diff := cmp.Diff(want, e.dump(k.Meta())[k.Meta()]); diff != "" {
+				t.Errorf("meta after Create (-want +got):\n%s", diff)
+			}
+			info, err := e.meta(id).Get(e.ctx)
+			if want := (kuis.Info{Title: "Kuis", Questions: 3, Status: kuis.StatusRunning, Course: tt.course}); err != nil || info != want {
+				t.Errorf("Get = %+v, %v; want %+v", info, err, want)
+			}
+			if v, err := e.store.Audit(e.ctx, id); err != nil || len(v) != 0 {
+				t.Errorf("Audit = %v, %v; want no violations", v, err)
+			}
+		})
+	}
+}
+
 // TestMetaCreateRefusesAnyExistingKey: a key of the quiz, any of the five,
 // of any type, makes Create refuse, and nothing is overwritten.
 func TestMetaCreateRefusesAnyExistingKey(t *testing.T) {
@@ -152,6 +209,7 @@ func TestMetaReads(t *testing.T) {
 		{name: "valid", setup: hset(), info: running},
 		{name: "finished", setup: hset("status", "selesai"), info: kuis.Info{Title: "Kuis", Questions: 3, Status: kuis.StatusFinished}},
 		{name: "extra field ignored", setup: hset("warna", "merah"), info: running},
+		{name: "course", setup: hset("kursus", "mat-8a"), info: kuis.Info{Title: "Kuis", Questions: 3, Status: kuis.StatusRunning, Course: "mat-8a"}},
 		{name: "missing key", setup: func(*env, kuis.Keys) {}, getErr: kuis.ErrQuizNotFound, statusErr: kuis.ErrQuizNotFound},
 		{name: "board but no meta", setup: func(e *env, k kuis.Keys) { e.mustRaw("ZADD", k.Board(), "10", "Ali") },
 			getErr: kuis.ErrQuizNotFound, statusErr: kuis.ErrQuizNotFound},

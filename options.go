@@ -160,3 +160,31 @@ func resolve(opts []Option) (options, error) {
 	}
 	return o, nil
 }
+
+// CreateOption sets what [Meta.Create] writes beside the title and the
+// question count. Get one from [InCourse].
+type CreateOption interface{ apply(*createOptions) }
+
+// createOptions are what Create writes besides judul, jumlah_soal and
+// status; the zero value writes nothing more.
+type createOptions struct {
+	inCourse bool   // InCourse was given: course is checked and written
+	course   string // the course the quiz folds into
+}
+
+type createOption func(*createOptions)
+
+func (f createOption) apply(o *createOptions) { f(o) }
+
+// InCourse names the course the quiz folds into: Create stores courseID in
+// the meta field kursus with the rest of the meta, in the same atomic step,
+// and [Info.Course] reads it back. It is written at Create only and never
+// changes: the quiz's recap carries it, so that [Course.Archive] folds the
+// quiz into no other course (and kuis purge folds it into this one).
+// courseID follows the quiz ID rule, as [Store.Course] takes it: Create
+// returns ErrInvalidCourseID otherwise, "" included, before any I/O. Given
+// more than once, the last one counts. Without InCourse the quiz names no
+// course.
+func InCourse(courseID string) CreateOption {
+	return createOption(func(o *createOptions) { o.inCourse, o.course = true, courseID })
+}

@@ -2,14 +2,17 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 
 	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/wire"
 )
 
 // archiveFiles are the files of a quiz's archive, in the order written, and
@@ -67,11 +70,12 @@ func renderCourse(r kuis.CourseRecap, format string, opts ...kuis.CSVOption) ([]
 }
 
 // archive is what one archive holds: whose it is (a quiz's or a course's,
-// as its recap.json says) and its files, recap.json first, in the order
-// written.
+// as its recap.json says), the quiz's instance, and its files, recap.json
+// first, in the order written.
 type archive struct {
-	owner owner
-	files []archiveFile
+	owner    owner
+	instance string // a quiz's Recap.Instance, its directory under the quiz's; "" for a course
+	files    []archiveFile
 }
 
 // archiveFile is one file of an archive: its name and its bytes.
@@ -106,9 +110,11 @@ func ownerOf(recapJSON []byte) (owner, bool) {
 	return owner{}, false
 }
 
-// quizArchive is the archive of a quiz's recap: archiveFiles.
+// quizArchive is the archive of a quiz's recap: archiveFiles. A recap
+// without an instance (one archived before instances existed) is the
+// library's NoInstance.
 func quizArchive(r kuis.Recap) (archive, error) {
-	a := archive{owner: owner{"quiz", r.QuizID}}
+	a := archive{owner: owner{"quiz", r.QuizID}, instance: cmp.Or(r.Instance, kuis.NoInstance)}
 	for _, f := range archiveFiles {
 		data, err := render(r, f.format)
 		if err != nil {
@@ -132,9 +138,11 @@ func courseArchive(r kuis.CourseRecap) (archive, error) {
 	return a, nil
 }
 
-// archiveDir is the directory of id's archive under dir. A quiz or course
-// ID is ASCII letters, digits, '-', '_' and '.', so it names one directory
-// entry, but for "." and "..", which it cannot.
+// archiveDir is the directory of id's archive under dir, or of an
+// instance's under its quiz's directory. A quiz or course ID is ASCII
+// letters, digits, '-', '_' and '.', and an instance a stream ID (digits and
+// '-'), so each names one directory entry, but for "." and "..", which it
+// cannot.
 func archiveDir(dir, id string) (string, error) {
 	if id == "." || id == ".." {
 		return "", fmt.Errorf("%q cannot name a directory of its own", id)
@@ -142,32 +150,34 @@ func archiveDir(dir, id string) (string, error) {
 	return filepath.Join(dir, id), nil
 }
 
-// write writes the archive in the directory of its owner under dir, and
-// returns that directory. Each file is written to a temporary file in the
-// same directory, flushed to disk, closed and renamed to its name; then the
-// directory is flushed, so that the renames are on disk too. A file under
-// its final name is therefore always complete, and when write returns nil
-// all of them are on disk. Files written by an earlier call are replaced
-// whole, and temporary files that a call stopped midway left behind are
-// removed. A directory that holds the archive of another quiz or course (a
-// course and a quiz of the same ID archived in one directory) is refused,
-// with nothing written.
+// write writes the archive and returns the directory of its files: a
+// course's in dir/<course>/, a quiz's in dir/<quiz>/<instance>/, so that an
+// ID used again (kuis-02 every week) keeps every instance's files. Each file
+// is written to a temporary file in the same directory, flushed to disk,
+// closed and renamed to its name; then the directory is flushed, so that the
+// renames are on disk too. A file under its final name is therefore always
+// complete, and when write returns nil all of them are on disk. Files
+// written by an earlier call for the same instance are replaced whole, and
+// temporary files that a call stopped midway left behind are removed. A
+// directory that holds the archive of another quiz or course (a course and a
+// quiz of the same ID archived in one directory) is refused, with nothing
+// written.
 func (a archive) write(dir string) (string, error) {
-	adir, err := archiveDir(dir, a.owner.id)
+	top, err := archiveDir(dir, a.owner.id)
 	if err != nil {
+		return "", err
+	}
+	adir := top
+	if a.instance != "" {
+		if adir, err = archiveDir(top, a.instance); err != nil {
+			return "", err
+		}
+	}
+	if err := a.claim(top, adir); err != nil {
 		return "", err
 	}
 	if err := ensureDir(adir); err != nil {
 		return "", err
-	}
-	switch b, err := os.ReadFile(filepath.Join(adir, "recap.json")); {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return "", err
-	default:
-		if o, ok := ownerOf(b); !ok || o != a.owner {
-			return "", fmt.Errorf("%s holds the archive of another quiz or course, not of %s: archive in another directory", adir, a.owner)
-		}
 	}
 	for _, f := range a.files {
 		stale, _ := filepath.Glob(filepath.Join(adir, "."+f.name+".*.tmp"))
@@ -183,13 +193,42 @@ func (a archive) write(dir string) (string, error) {
 	return adir, syncDir(adir)
 }
 
-// archived reports whether dir holds a whole archive of o: every one of
-// files, and a recap.json of o.
+// claim refuses, before anything is written, directories that hold another
+// owner's archive: a recap.json in top (a course's archive, or a quiz's
+// written before instances existed) or in adir that is not the archive's
+// owner's, or, for a course, quiz instances' directories in top.
+func (a archive) claim(top, adir string) error {
+	refuse := fmt.Errorf("%s holds the archive of another quiz or course, not of %s: archive in another directory", top, a.owner)
+	for _, d := range []string{top, adir} {
+		switch b, err := os.ReadFile(filepath.Join(d, "recap.json")); {
+		case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		case err != nil:
+			return err
+		default:
+			if o, ok := ownerOf(b); !ok || o != a.owner {
+				return refuse
+			}
+		}
+	}
+	if a.instance != "" {
+		return nil
+	}
+	if held, _ := filepath.Glob(filepath.Join(top, "*", "recap.json")); len(held) > 0 {
+		return refuse
+	}
+	return nil
+}
+
+// archived reports whether dir holds a whole archive of o in dir/<id>/:
+// every one of files, and a recap.json of o.
 func archived(dir string, o owner, files []string) bool {
 	adir, err := archiveDir(dir, o.id)
-	if err != nil {
-		return false
-	}
+	return err == nil && whole(adir, o, files)
+}
+
+// whole reports whether adir holds every one of files, and a recap.json of
+// o.
+func whole(adir string, o owner, files []string) bool {
 	for _, f := range files {
 		if st, err := os.Stat(filepath.Join(adir, f)); err != nil || !st.Mode().IsRegular() {
 			return false
@@ -201,6 +240,28 @@ func archived(dir string, o owner, files []string) bool {
 	}
 	got, ok := ownerOf(b)
 	return ok && got == o
+}
+
+// latestArchive is the directory of the latest instance of quiz id whose
+// archive dir holds whole, by the instance's start (its directory's name);
+// an archive written before instances existed, in dir/<quiz>/ itself, is
+// NoInstance and so before every other. false when there is none.
+func latestArchive(dir, id string) (string, bool) {
+	top, err := archiveDir(dir, id)
+	if err != nil {
+		return "", false
+	}
+	o, files := owner{"quiz", id}, names(archiveFiles)
+	latest, found := wire.ID{}, whole(top, o, files)
+	qdir := top
+	entries, _ := os.ReadDir(top)
+	for _, e := range entries {
+		start, ok := wire.ParseID(e.Name())
+		if ok && e.IsDir() && (!found || latest.Less(start)) && whole(filepath.Join(top, e.Name()), o, files) {
+			latest, found, qdir = start, true, filepath.Join(top, e.Name())
+		}
+	}
+	return qdir, found
 }
 
 // names are the names of an archive's files.

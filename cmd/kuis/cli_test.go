@@ -75,6 +75,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"course", "grade"}, `unknown command "grade"`},
 		{[]string{"course", "fold"}, "no COURSE"},
 		{[]string{"course", "fold", "c"}, "no QUIZ after the course"},
+		{[]string{"course", "fold", "c", "q", "-from-archive", "p"}, `unexpected argument "q"`},
+		{[]string{"course", "fold", "-from-archive", "p"}, "no COURSE"},
 		{[]string{"course", "unfold", "c"}, "no QUIZ after the course"},
 		{[]string{"course", "unfold", "c", "q", "r"}, `unexpected argument "r"`},
 		{[]string{"course", "unfold", "c", "q", "-all"}, "-all"},

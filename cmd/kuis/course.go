@@ -45,23 +45,33 @@ func courseArgs(name string, args []string, least, most int, want string) error 
 
 var cmdCourseFold = &command{
 	name:    "course fold",
-	args:    "COURSE QUIZ...",
+	args:    "COURSE (QUIZ... | -from-archive PATH)",
 	summary: "fold finished quizzes into a course board, each counted once",
 	detail: `
 For each quiz: takes its recap (Store.Recap) and folds it into the course
 (Course.Fold): each participant's points go to their course total, and the
 course's ledger records what the quiz gave each, so that a quiz folded again
-adds nothing. Prints one line per quiz:
+adds nothing. With -from-archive PATH, folds the recap that kuis purge
+archived instead, of a quiz gone from Redis: PATH is a recap.json or the
+directory holding it (DIR/<quiz>/<instance>/). A recap.json archived before
+instances existed (in DIR/<quiz>/) has no "instance" field: it folds as the
+quiz's instance kuis.NoInstance ("0-0"). Prints one line per quiz:
   QUIZ: folded into COURSE: N participant(s), P points
   QUIZ: folded into COURSE before: nothing added
-A running quiz is refused: finish it first. A quiz that the course holds
-otherwise than its recap says (repaired since it was folded) is refused with
+A running quiz is refused: finish it first. So is a quiz that names another
+course than COURSE (created in it: kuis.InCourse), and one that the course
+holds otherwise than its recap says (repaired since it was folded), with
 what differs: kuis course unfold COURSE QUIZ, then fold it again. Exit status
 1 when a quiz failed (each has its line on stderr); the others are still
 folded.`,
-	flags: func(*flag.FlagSet) func(context.Context, *cli, []string) error {
+	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+		fromArchive := fs.String("from-archive", "", "fold the recap archived in `PATH` (a recap.json, or its directory) instead of quizzes")
 		return func(ctx context.Context, c *cli, args []string) error {
-			if err := courseArgs("course fold", args, 1, -1, "QUIZ"); err != nil {
+			least, most, want := 1, -1, "QUIZ"
+			if *fromArchive != "" {
+				least, most, want = 0, 0, ""
+			}
+			if err := courseArgs("course fold", args, least, most, want); err != nil {
 				return err
 			}
 			if err := c.connect(ctx); err != nil {
@@ -70,6 +80,18 @@ folded.`,
 			course, err := c.course("course fold", args[0])
 			if err != nil {
 				return err
+			}
+			if *fromArchive != "" {
+				r, err := readRecap(*fromArchive)
+				if err != nil {
+					return c.fail("course fold "+args[0], err)
+				}
+				sctx, cancel := c.step(ctx)
+				defer cancel()
+				if err := c.foldRecap(sctx, course, r); err != nil {
+					return c.fail("course fold "+args[0]+" "+r.QuizID, err)
+				}
+				return nil
 			}
 			ids, _, err := c.quizArgs(ctx, "course fold", args[1:], false, nil)
 			if err != nil {
@@ -104,16 +126,25 @@ func (c *cli) fold(ctx context.Context, course *kuis.Course, id string) error {
 	if err != nil {
 		return err
 	}
-	f, err := course.Fold(sctx, r)
+	return c.foldRecap(sctx, course, r)
+}
+
+// foldRecap folds a quiz's recap into course, unless the quiz names another
+// course, and prints what it did.
+func (c *cli) foldRecap(ctx context.Context, course *kuis.Course, r kuis.Recap) error {
+	if _, err := c.courseFor(r, course); err != nil {
+		return err
+	}
+	f, err := course.Fold(ctx, r)
 	if err != nil {
 		return err
 	}
 	into := course.Keys().CourseID()
 	if f.AlreadyFolded {
-		fmt.Fprintf(c.stdout, "%s: folded into %s before: nothing added\n", id, into)
+		fmt.Fprintf(c.stdout, "%s: folded into %s before: nothing added\n", r.QuizID, into)
 		return nil
 	}
-	fmt.Fprintf(c.stdout, "%s: folded into %s: %d participant(s), %d points\n", id, into, f.Participants, f.Points)
+	fmt.Fprintf(c.stdout, "%s: folded into %s: %d participant(s), %d points\n", r.QuizID, into, f.Participants, f.Points)
 	return nil
 }
 

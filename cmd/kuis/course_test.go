@@ -483,8 +483,8 @@ func TestPurgeIntoCourse(t *testing.T) {
 
 	r := tg.kuis("purge", "-finished", "-archive", dir, "-course", "ipa-8a")
 	want := []string{
-		"kuis-01: archived in " + filepath.Join(dir, "kuis-01") + ", folded into ipa-8a, 5 keys deleted",
-		"kuis-02: archived in " + filepath.Join(dir, "kuis-02") + ", folded into ipa-8a before, 5 keys deleted",
+		"kuis-01: archived in " + instanceDir(dir, recaps["kuis-01"]) + ", folded into ipa-8a, 5 keys deleted",
+		"kuis-02: archived in " + instanceDir(dir, recaps["kuis-02"]) + ", folded into ipa-8a before, 5 keys deleted",
 	}
 	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || r.code != 1 {
 		t.Errorf("purge -finished -course: exit %d; stdout (-want +got):\n%s", r.code, diff)
@@ -504,8 +504,8 @@ func TestPurgeIntoCourse(t *testing.T) {
 	}
 	r = tg.kuis("purge", "kuis-03", "kuis-05", "-archive", dir, "-course", "ipa-8a")
 	want = []string{
-		"kuis-03: archived in " + filepath.Join(dir, "kuis-03") + ", folded into ipa-8a, 5 keys deleted",
-		"kuis-05: archived in " + filepath.Join(dir, "kuis-05") + " before, folded into ipa-8a, no keys left",
+		"kuis-03: archived in " + instanceDir(dir, changed) + ", folded into ipa-8a, 5 keys deleted",
+		"kuis-05: archived in " + instanceDir(dir, recaps["kuis-05"]) + " before, folded into ipa-8a, no keys left",
 	}
 	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || r.code != 0 || r.stderr != "" {
 		t.Errorf("purge -course after the unfold: exit %d, stderr %q; stdout (-want +got):\n%s", r.code, r.stderr, diff)
@@ -516,7 +516,7 @@ func TestPurgeIntoCourse(t *testing.T) {
 	if diff := cmp.Diff(wantBoard, tg.courseBoard("ipa-8a")); diff != "" {
 		t.Errorf("the course after the purges (-want +got):\n%s", diff)
 	}
-	want = []string{"kuis-05: archived in " + filepath.Join(dir, "kuis-05") + " before, folded into ipa-8a before, no keys left"}
+	want = []string{"kuis-05: archived in " + instanceDir(dir, recaps["kuis-05"]) + " before, folded into ipa-8a before, no keys left"}
 	if diff := cmp.Diff(want, lines(tg.must("purge", "kuis-05", "-archive", dir, "-course", "ipa-8a"))); diff != "" {
 		t.Errorf("purge -course of a quiz purged and folded (-want +got):\n%s", diff)
 	}

@@ -165,7 +165,7 @@ func TestPurgeKilled(t *testing.T) {
 		}()
 		for id := range pending {
 			r := recaps[id]
-			qdir := filepath.Join(dir, id)
+			qdir := instanceDir(dir, r)
 			inRedis := tg.exists(id)
 			checkFinalFiles(t, qdir, r)
 			whole := archiveMatches(qdir, r) == nil
@@ -228,7 +228,7 @@ func TestPurgeKilled(t *testing.T) {
 		case 0: // at any moment of a run
 			time.Sleep(time.Duration(rng.Int64N(int64(whole) + 1)))
 		case 1: // right as a file of a quiz's archive is renamed into place
-			file := filepath.Join(dir, target, archiveFiles[rng.IntN(len(archiveFiles))].name)
+			file := filepath.Join(instanceDir(dir, recaps[target]), archiveFiles[rng.IntN(len(archiveFiles))].name)
 			poll(func() bool { _, err := os.Stat(file); return err == nil })
 		case 2: // right as a quiz's keys are deleted
 			poll(func() bool { return !tg.exists(target) })

@@ -105,14 +105,15 @@ func (tg *target) reference(id string, finish bool) {
 	tg.quiz(id, "Kuis Matematika Kelas 8", 3, [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}}, finish)
 }
 
-// quiz creates quiz id with the library: rounds[q-1] answer question q.
-func (tg *target) quiz(id, title string, questions int, rounds [][]string, finish bool) {
+// quiz creates quiz id with the library, with opts: rounds[q-1] answer
+// question q.
+func (tg *target) quiz(id, title string, questions int, rounds [][]string, finish bool, opts ...kuis.CreateOption) {
 	tg.t.Helper()
 	meta, err := tg.store.Meta(id)
 	if err != nil {
 		tg.t.Fatal(err)
 	}
-	if err := meta.Create(tg.ctx, title, questions); err != nil {
+	if err := meta.Create(tg.ctx, title, questions, opts...); err != nil {
 		tg.t.Fatal(err)
 	}
 	board, err := tg.store.Board(id)

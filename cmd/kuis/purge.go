@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,34 +16,42 @@ import (
 var cmdPurge = &command{
 	name:    "purge",
 	args:    "(QUIZ... | -finished) -archive DIR [-course COURSE]",
-	summary: "archive finished quizzes to files (and fold them into a course), then delete their keys",
+	summary: "archive finished quizzes to files (and fold them into their course), then delete their keys",
 	detail: `
 For each quiz (Store.PurgeQuiz): takes its recap, writes its archive in
-DIR/<quiz>/, and only once the archive is on disk deletes the quiz's keys. The
-archive is four files: recap.json (the whole Recap as JSON), standings.csv,
-gradebook.csv and answers.csv (the library's CSV writers, default form: they
-read back byte for byte), readable by their owner only. Each file is written
-to a temporary file of that directory, flushed to disk and renamed, then the
-directory is flushed: a file under its final name is always complete, and no
-quiz's keys are deleted before its four files are safely on disk.
+DIR/<quiz>/<instance>/ (Recap.Instance: a quiz ID used again, week after week,
+keeps each quiz's files apart), and only once the archive is on disk deletes
+the quiz's keys. The archive is four files: recap.json (the whole Recap as
+JSON), standings.csv, gradebook.csv and answers.csv (the library's CSV
+writers, default form: they read back byte for byte), readable by their owner
+only. Each file is written to a temporary file of that directory, flushed to
+disk and renamed, then the directory is flushed: a file under its final name
+is always complete, and no quiz's keys are deleted before its four files are
+safely on disk.
 
-With -course COURSE, each quiz is also folded into the course (Course.Fold),
-once its files are on disk and before its keys are deleted: a quiz whose fold
-fails (the course holds it otherwise, the user may not fold) keeps its keys.
+A quiz created in a course (kuis.InCourse: its meta names it) is also folded
+into that course (Course.Fold), once its files are on disk and before its
+keys are deleted; -course COURSE folds the quizzes that name no course into
+COURSE. A quiz that names another course than -course is refused, with
+nothing archived, folded or deleted for it. A quiz whose fold fails (the
+course holds it otherwise, the user may not fold) keeps its keys.
 
 If kuis stops midway (killed, a crash, a lost server), run it again: a quiz
-still in Redis is archived again from the start (its files replaced whole)
-and folded again (a fold counts a quiz once), and a quiz named that is gone
-but fully archived in DIR counts as done (with -course, it is folded from its
-archived recap.json). A running quiz is refused: finish it first.
+still in Redis is archived again from the start (its instance's files
+replaced whole) and folded again (a fold counts a quiz once), and a quiz
+named that is gone but archived in DIR counts as done: its latest instance
+there (an archive written before instances existed, in DIR/<quiz>/, comes
+before every other), folded, when it names a course or with -course, from
+that archived recap.json (kuis course fold -from-archive folds another). A
+running quiz is refused: finish it first.
 
-Prints one line per quiz purged: quiz: archived in DIR/<quiz>, folded into
-COURSE, N keys deleted. Exit status 1 when a quiz failed (each has its line
-on stderr); the others are still purged.`,
+Prints one line per quiz purged: quiz: archived in DIR/<quiz>/<instance>,
+folded into COURSE, N keys deleted. Exit status 1 when a quiz failed (each
+has its line on stderr); the others are still purged.`,
 	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		finished := fs.Bool("finished", false, "every finished quiz of the namespace")
-		dir := fs.String("archive", "", "archive each quiz in `DIR`/<quiz>/ before deleting it (required)")
-		courseID := fs.String("course", "", "fold each quiz into the course `COURSE` before deleting it")
+		dir := fs.String("archive", "", "archive each quiz in `DIR`/<quiz>/<instance>/ before deleting it (required)")
+		courseID := fs.String("course", "", "fold each quiz that names no course into the course `COURSE` before deleting it")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := needQuizzes("purge", args, *finished, "-finished"); err != nil {
 				return err
@@ -88,13 +97,17 @@ on stderr); the others are still purged.`,
 	},
 }
 
-// purge archives quiz id in dir, folds it into course when not nil, and
-// deletes its keys.
+// purge archives quiz id in dir, folds it into the course it names, else
+// into course when not nil, and deletes its keys.
 func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course) error {
 	sctx, cancel := c.step(ctx)
 	defer cancel()
 	qdir, folded := "", ""
 	n, err := c.store.PurgeQuiz(sctx, id, func(ctx context.Context, r kuis.Recap) error {
+		into, err := c.courseFor(r, course)
+		if err != nil {
+			return err
+		}
 		a, err := quizArchive(r)
 		if err != nil {
 			return err
@@ -102,16 +115,28 @@ func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course) er
 		if qdir, err = a.write(dir); err != nil {
 			return err
 		}
-		folded, err = foldInto(ctx, course, r)
+		folded, err = foldInto(ctx, into, r)
 		return err
 	})
+	var other *otherCourse
 	switch {
-	case errors.Is(err, kuis.ErrQuizNotFound) && archived(dir, owner{"quiz", id}, names(archiveFiles)):
-		qdir, _ = archiveDir(dir, id)
-		if course != nil {
-			if folded, err = foldArchived(sctx, course, qdir); err != nil {
-				return err
-			}
+	case errors.As(err, &other):
+		return other
+	case errors.Is(err, kuis.ErrQuizNotFound):
+		var ok bool
+		if qdir, ok = latestArchive(dir, id); !ok {
+			return err
+		}
+		r, err := readRecap(qdir)
+		if err != nil {
+			return err
+		}
+		into, err := c.courseFor(r, course)
+		if err != nil {
+			return err
+		}
+		if folded, err = foldInto(sctx, into, r); err != nil {
+			return err
 		}
 		fmt.Fprintf(c.stdout, "%s: archived in %s before%s, no keys left\n", id, qdir, folded)
 		return nil
@@ -120,6 +145,33 @@ func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course) er
 	}
 	fmt.Fprintf(c.stdout, "%s: archived in %s%s, %d keys deleted\n", id, qdir, folded, n)
 	return nil
+}
+
+// otherCourse refuses to fold a quiz into another course than the one its
+// meta names (Info.Course).
+type otherCourse struct {
+	quiz, instance, named, given string
+}
+
+func (e *otherCourse) Error() string {
+	return fmt.Sprintf("quiz %s (instance %s) names course %s, not %s: it folds into %s only; nothing done for it",
+		e.quiz, e.instance, e.named, e.given, e.named)
+}
+
+// courseFor is the course recap r folds into: the one its quiz names
+// (Info.Course), else given (nil: none). A quiz that names another course
+// than given is *otherCourse.
+func (c *cli) courseFor(r kuis.Recap, given *kuis.Course) (*kuis.Course, error) {
+	named := r.Info.Course
+	switch {
+	case named == "":
+		return given, nil
+	case given == nil:
+		return c.store.Course(named)
+	case named != given.Keys().CourseID():
+		return nil, &otherCourse{quiz: r.QuizID, instance: cmp.Or(r.Instance, kuis.NoInstance), named: named, given: given.Keys().CourseID()}
+	}
+	return given, nil
 }
 
 // foldInto folds the recap into course, when not nil, and says so as
@@ -139,17 +191,23 @@ func foldInto(ctx context.Context, course *kuis.Course, r kuis.Recap) (string, e
 	return ", folded into " + course.Keys().CourseID(), nil
 }
 
-// foldArchived folds the recap.json of the archive in qdir into course: the
-// quiz is gone, purged before without -course (a purge with it folds a quiz
-// before deleting it), or folded and purged by an earlier run.
-func foldArchived(ctx context.Context, course *kuis.Course, qdir string) (string, error) {
-	b, err := os.ReadFile(filepath.Join(qdir, "recap.json"))
+// readRecap reads the quiz recap archived at path: a recap.json, or a
+// directory holding one. One archived before instances existed has no
+// instance: Course.Fold reads it as NoInstance.
+func readRecap(path string) (kuis.Recap, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "recap.json")
+	}
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", err
+		return kuis.Recap{}, err
 	}
 	var r kuis.Recap
-	if err := json.Unmarshal(b, &r); err != nil {
-		return "", fmt.Errorf("%s: %w", filepath.Join(qdir, "recap.json"), err)
+	if o, ok := ownerOf(b); !ok || o.kind != "quiz" {
+		return kuis.Recap{}, fmt.Errorf("%s is not a quiz's recap.json", path)
 	}
-	return foldInto(ctx, course, r)
+	if err := json.Unmarshal(b, &r); err != nil {
+		return kuis.Recap{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
 }

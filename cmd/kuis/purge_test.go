@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,13 +12,19 @@ import (
 	"github.com/kuisboard/kuis"
 )
 
-// checkArchive fails the test unless dir/<quiz>/ holds the four files of
-// want's archive, whole: each CSV the library's default writer's bytes, and
-// recap.json json.Marshal of want with the time it was taken at, readable
-// by their owner only, and no temporary file beside them.
+// instanceDir is where purge archives the recap's quiz under dir:
+// dir/<quiz>/<instance>/.
+func instanceDir(dir string, r kuis.Recap) string {
+	return filepath.Join(dir, r.QuizID, r.Instance)
+}
+
+// checkArchive fails the test unless dir/<quiz>/<instance>/ holds the four
+// files of want's archive, whole: each CSV the library's default writer's
+// bytes, and recap.json json.Marshal of want with the time it was taken at,
+// readable by their owner only, and no temporary file beside them.
 func checkArchive(t *testing.T, dir string, want kuis.Recap) {
 	t.Helper()
-	qdir := filepath.Join(dir, want.QuizID)
+	qdir := instanceDir(dir, want)
 	var files []string
 	entries, err := os.ReadDir(qdir)
 	if err != nil {
@@ -34,8 +41,11 @@ func checkArchive(t *testing.T, dir string, want kuis.Recap) {
 		t.Errorf("archive of %s: %v", want.QuizID, err)
 	}
 	for _, f := range archiveFiles {
-		if st, err := os.Stat(filepath.Join(qdir, f.name)); err != nil || st.Mode().Perm() != 0o600 {
-			t.Errorf("archive of %s: %s: %v, %v; want mode 0600", want.QuizID, f.name, st.Mode(), err)
+		switch st, err := os.Stat(filepath.Join(qdir, f.name)); {
+		case err != nil:
+			t.Errorf("archive of %s: %v", want.QuizID, err)
+		case st.Mode().Perm() != 0o600:
+			t.Errorf("archive of %s: %s has mode %v, want 0600", want.QuizID, f.name, st.Mode())
 		}
 	}
 }
@@ -109,8 +119,8 @@ func TestPurge(t *testing.T) {
 	}
 	r = tg.kuis("purge", "-finished", "-archive", dir)
 	want := []string{
-		"kuis-02: archived in " + filepath.Join(dir, "kuis-02") + ", 5 keys deleted",
-		"kuis-03: archived in " + filepath.Join(dir, "kuis-03") + ", 2 keys deleted",
+		"kuis-02: archived in " + instanceDir(dir, recaps["kuis-02"]) + ", 5 keys deleted",
+		"kuis-03: archived in " + instanceDir(dir, recaps["kuis-03"]) + ", 2 keys deleted",
 	}
 	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || r.code != 1 {
 		t.Errorf("purge -finished: exit %d; stdout (-want +got):\n%s", r.code, diff)
@@ -129,8 +139,8 @@ func TestPurge(t *testing.T) {
 	}
 	r = tg.kuis("purge", "kuis-02", "kuis-04", "kuis-99", "-archive", dir)
 	want = []string{
-		"kuis-02: archived in " + filepath.Join(dir, "kuis-02") + " before, no keys left",
-		"kuis-04: archived in " + filepath.Join(dir, "kuis-04") + ", 5 keys deleted",
+		"kuis-02: archived in " + instanceDir(dir, recaps["kuis-02"]) + " before, no keys left",
+		"kuis-04: archived in " + instanceDir(dir, recaps["kuis-04"]) + ", 5 keys deleted",
 	}
 	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || r.code != 1 {
 		t.Errorf("purge of a purged, a finished and a missing quiz: exit %d; stdout (-want +got):\n%s", r.code, diff)
@@ -141,7 +151,7 @@ func TestPurge(t *testing.T) {
 		t.Errorf("quizzes after the purges: %q, want kuis-01 alone", got)
 	}
 
-	r = tg.kuis("purge", "-finished", "-archive", filepath.Join(dir, "kuis-02", "recap.json"))
+	r = tg.kuis("purge", "-finished", "-archive", filepath.Join(instanceDir(dir, recaps["kuis-02"]), "recap.json"))
 	if r.code != 1 || r.stdout != "" {
 		t.Errorf("purge into a file: exit %d, stdout %q", r.code, r.stdout)
 	}
@@ -170,5 +180,265 @@ func TestArchiveDirRefusesDots(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 || archived(dir, owner{"quiz", ".."}, names(archiveFiles)) {
 		t.Errorf("the archive's directory holds %v", entries)
+	}
+}
+
+// recapOf is the library's recap of quiz id.
+func (tg *target) recapOf(id string) kuis.Recap {
+	tg.t.Helper()
+	r, err := tg.store.Recap(tg.ctx, id)
+	if err != nil {
+		tg.t.Fatal(err)
+	}
+	return r
+}
+
+// archivedWithoutInstance makes quiz id (Citra answers its one question),
+// finishes and purges it, and writes its archive as purge wrote it before
+// instances existed: the four files in dir/<quiz>/, recap.json without an
+// "instance" field.
+func (tg *target) archivedWithoutInstance(dir, id string) {
+	t := tg.t
+	t.Helper()
+	tg.quiz(id, "Kuis lama", 1, [][]string{{"Citra"}}, true)
+	a, err := quizArchive(tg.recapOf(id))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.must("purge", id, "-archive", t.TempDir())
+	var fields map[string]any
+	if err := json.Unmarshal(a.files[0].data, &fields); err != nil {
+		t.Fatal(err)
+	}
+	delete(fields, "instance")
+	if a.files[0].data, err = json.Marshal(fields); err != nil {
+		t.Fatal(err)
+	}
+	qdir := filepath.Join(dir, id)
+	if err := os.MkdirAll(qdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range a.files {
+		if err := writeFile(qdir, f.name, f.data); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// archivedFiles are the files of an archive in qdir, by name.
+func archivedFiles(t *testing.T, qdir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	for _, f := range archiveFiles {
+		b, err := os.ReadFile(filepath.Join(qdir, f.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f.name] = string(b)
+	}
+	return out
+}
+
+// TestPurgeKeepsEveryInstance: a quiz ID used again, purged into the same
+// DIR, keeps each quiz's files in a directory of its instance, beside an
+// archive written before instances existed; a run stopped midway through
+// an instance's files is completed; and a quiz named once gone counts as
+// done by its latest instance.
+func TestPurgeKeepsEveryInstance(t *testing.T) {
+	tg := newTarget(t)
+	dir := filepath.Join(t.TempDir(), "A")
+	tg.archivedWithoutInstance(dir, "kuis-02")
+	legacy := archivedFiles(t, filepath.Join(dir, "kuis-02"))
+	if got, want := tg.must("purge", "kuis-02", "-archive", dir), "kuis-02: archived in "+filepath.Join(dir, "kuis-02")+" before, no keys left\n"; got != want {
+		t.Errorf("purge of a quiz archived before instances existed: %q, want %q", got, want)
+	}
+
+	tg.quiz("kuis-02", "Minggu 1", 3, [][]string{{"Ali", "Budi"}, {"Ali"}}, true)
+	week1 := tg.recapOf("kuis-02")
+	if got, want := tg.must("purge", "kuis-02", "-archive", dir), "kuis-02: archived in "+instanceDir(dir, week1)+", 5 keys deleted\n"; got != want {
+		t.Errorf("purge of week 1: %q, want %q", got, want)
+	}
+	tg.quiz("kuis-02", "Minggu 2", 3, [][]string{nil, nil, {"Eka"}}, true)
+	week2 := tg.recapOf("kuis-02")
+	if week2.Instance == week1.Instance {
+		t.Fatalf("both weeks have instance %s", week1.Instance)
+	}
+	// A run killed while writing week 2's archive left one file and a
+	// temporary one.
+	a, err := quizArchive(week2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2 := instanceDir(dir, week2)
+	if err := os.MkdirAll(w2, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeFile(w2, a.files[1].name, a.files[1].data); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(w2, ".answers.csv.123.tmp"), []byte("peserta,so"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := tg.must("purge", "kuis-02", "-archive", dir), "kuis-02: archived in "+w2+", 5 keys deleted\n"; got != want {
+		t.Errorf("purge of week 2: %q, want %q", got, want)
+	}
+	checkArchive(t, dir, week1)
+	checkArchive(t, dir, week2)
+	if diff := cmp.Diff(legacy, archivedFiles(t, filepath.Join(dir, "kuis-02"))); diff != "" {
+		t.Errorf("the archive without instance changed (-before +after):\n%s", diff)
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "kuis-02"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range entries {
+		if e.IsDir() {
+			got = append(got, e.Name())
+		}
+	}
+	want := []string{week1.Instance, week2.Instance}
+	slices.Sort(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("instances archived (-want +got):\n%s", diff)
+	}
+	if got, want := tg.must("purge", "kuis-02", "-archive", dir), "kuis-02: archived in "+w2+" before, no keys left\n"; got != want {
+		t.Errorf("purge of kuis-02 once gone: %q, want %q", got, want)
+	}
+}
+
+// TestPurgeFoldsIntoTheQuizsCourse: purge folds each quiz into the course
+// its meta names; -course folds only those that name none, and refuses a
+// quiz that names another, naming the quiz and both courses, with nothing
+// archived, folded or deleted for it; without -course that quiz goes to its
+// own course, and once gone, is folded from its archive the same way.
+func TestPurgeFoldsIntoTheQuizsCourse(t *testing.T) {
+	tg := newTarget(t)
+	dir := filepath.Join(t.TempDir(), "arsip")
+	tg.quiz("ipa-01", "IPA", 2, [][]string{{"Ali"}, {"Ali"}}, true, kuis.InCourse("ipa"))
+	tg.quiz("mat-01", "Matematika", 2, [][]string{{"Budi", "Citra"}}, true, kuis.InCourse("mat"))
+	tg.quiz("umum-01", "Umum", 1, [][]string{{"Dewi"}}, true)
+	recaps := map[string]kuis.Recap{}
+	for _, id := range []string{"ipa-01", "mat-01", "umum-01"} {
+		recaps[id] = tg.recapOf(id)
+	}
+
+	r := tg.kuis("purge", "-finished", "-archive", dir, "-course", "ipa")
+	want := []string{
+		"ipa-01: archived in " + instanceDir(dir, recaps["ipa-01"]) + ", folded into ipa, 5 keys deleted",
+		"umum-01: archived in " + instanceDir(dir, recaps["umum-01"]) + ", folded into ipa, 5 keys deleted",
+	}
+	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || r.code != 1 {
+		t.Errorf("purge -finished -course ipa: exit %d; stdout (-want +got):\n%s", r.code, diff)
+	}
+	oneLine(t, "purge -course ipa of a quiz of mat", r.stderr, "kuis: purge mat-01: quiz mat-01 (instance "+recaps["mat-01"].Instance+") names course mat, not ipa")
+	if _, err := os.Stat(filepath.Join(dir, "mat-01")); !tg.exists("mat-01") || !os.IsNotExist(err) {
+		t.Errorf("the refused quiz: kept %v, archive %v", tg.exists("mat-01"), err)
+	}
+	if diff := cmp.Diff(standings("Ali", 20, "Dewi", 10), tg.courseBoard("ipa")); diff != "" {
+		t.Errorf("course ipa (-want +got):\n%s", diff)
+	}
+	if got := tg.courseBoard("mat"); len(got) != 0 {
+		t.Errorf("course mat after the refusal: %v", got)
+	}
+
+	want = []string{"mat-01: archived in " + instanceDir(dir, recaps["mat-01"]) + ", folded into mat, 5 keys deleted"}
+	if diff := cmp.Diff(want, lines(tg.must("purge", "-finished", "-archive", dir))); diff != "" {
+		t.Errorf("purge -finished without -course (-want +got):\n%s", diff)
+	}
+	checkArchive(t, dir, recaps["mat-01"])
+	mat := standings("Citra", 10, "Budi", 10)
+	if diff := cmp.Diff(mat, tg.courseBoard("mat")); diff != "" {
+		t.Errorf("course mat (-want +got):\n%s", diff)
+	}
+
+	// Gone, archived: its archived recap names mat too.
+	r = tg.kuis("purge", "mat-01", "-archive", dir, "-course", "ipa")
+	if r.code != 1 || r.stdout != "" {
+		t.Errorf("purge -course ipa of mat-01 gone: exit %d, stdout %q", r.code, r.stdout)
+	}
+	oneLine(t, "purge -course ipa of mat-01 gone", r.stderr, "kuis: purge mat-01: quiz mat-01 ", "names course mat, not ipa")
+	want = []string{"mat-01: archived in " + instanceDir(dir, recaps["mat-01"]) + " before, folded into mat before, no keys left"}
+	if diff := cmp.Diff(want, lines(tg.must("purge", "mat-01", "-archive", dir))); diff != "" {
+		t.Errorf("purge of mat-01 gone (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(standings("Ali", 20, "Dewi", 10), tg.courseBoard("ipa")); diff != "" {
+		t.Errorf("course ipa at the end (-want +got):\n%s", diff)
+	}
+}
+
+// TestCourseFoldFromArchive: course fold -from-archive folds a recap that
+// purge archived, by its directory or its recap.json, once; one archived
+// before instances existed too; and refuses what is no quiz's recap.json,
+// a path that is not there, and a quiz that names another course.
+func TestCourseFoldFromArchive(t *testing.T) {
+	tg := newTarget(t)
+	dir := filepath.Join(t.TempDir(), "arsip")
+	tg.reference("kuis-01", true)
+	tg.quiz("mat-01", "Matematika", 1, [][]string{{"Budi"}}, true, kuis.InCourse("mat"))
+	ref, mat := tg.recapOf("kuis-01"), tg.recapOf("mat-01")
+	tg.must("purge", "kuis-01", "mat-01", "-archive", dir)
+	tg.archivedWithoutInstance(dir, "kuis-07")
+	notQuiz := filepath.Join(t.TempDir(), "recap.json")
+	if err := os.WriteFile(notQuiz, []byte(`{"course_id":"ipa-8a","standings":[]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	for _, tc := range []struct {
+		path, stdout, stderr string
+	}{
+		{instanceDir(dir, ref), "kuis-01: folded into ipa-8a: 4 participant(s), 90 points\n", ""},
+		{filepath.Join(instanceDir(dir, ref), "recap.json"), "kuis-01: folded into ipa-8a before: nothing added\n", ""},
+		{filepath.Join(dir, "kuis-07"), "kuis-07: folded into ipa-8a: 1 participant(s), 10 points\n", ""},
+		{notQuiz, "", "kuis: course fold ipa-8a: " + notQuiz + " is not a quiz's recap.json"},
+		{filepath.Join(dir, "kuis-99"), "", "kuis: course fold ipa-8a: open " + filepath.Join(dir, "kuis-99")},
+		{instanceDir(dir, mat), "", "kuis: course fold ipa-8a mat-01: quiz mat-01 (instance " + mat.Instance + ") names course mat, not ipa-8a"},
+	} {
+		r := tg.kuis("course", "fold", "ipa-8a", "-from-archive", tc.path)
+		if r.stdout != tc.stdout || (r.code == 0) != (tc.stderr == "") {
+			t.Errorf("course fold -from-archive %s: exit %d, stdout %q; want %q", tc.path, r.code, r.stdout, tc.stdout)
+		}
+		if tc.stderr != "" {
+			oneLine(t, "course fold -from-archive "+tc.path, r.stderr, tc.stderr)
+		}
+	}
+	if diff := cmp.Diff(standings("Citra", 40, "Ali", 30, "Budi", 20, "Dewi", 10), tg.courseBoard("ipa-8a")); diff != "" {
+		t.Errorf("the course (-want +got):\n%s", diff)
+	}
+	if h := tg.must("course", "fold", "-h"); !strings.Contains(h, `no "instance" field: it folds as the`+"\n"+`quiz's instance kuis.NoInstance`) {
+		t.Errorf("course fold -h does not say how a recap.json without instance folds:\n%s", h)
+	}
+}
+
+// TestPurgeFoldsEveryInstance: a quiz ID used again is another quiz in the
+// course too: purge folds each week's kuis-02 into the course it names, and
+// course fold -from-archive folds a recap.json archived before instances
+// existed as the ID's NoInstance, each counted once beside the others.
+func TestPurgeFoldsEveryInstance(t *testing.T) {
+	tg := newTarget(t)
+	dir := filepath.Join(t.TempDir(), "A")
+	tg.archivedWithoutInstance(dir, "kuis-02")
+
+	tg.quiz("kuis-02", "Minggu 1", 3, [][]string{{"Ali", "Budi"}, {"Ali"}}, true, kuis.InCourse("ipa"))
+	week1 := tg.recapOf("kuis-02")
+	if got, want := tg.must("purge", "kuis-02", "-archive", dir), "kuis-02: archived in "+instanceDir(dir, week1)+", folded into ipa, 5 keys deleted\n"; got != want {
+		t.Errorf("purge of week 1: %q, want %q", got, want)
+	}
+	tg.quiz("kuis-02", "Minggu 2", 3, [][]string{nil, nil, {"Eka", "Ali"}}, true, kuis.InCourse("ipa"))
+	week2 := tg.recapOf("kuis-02")
+	if got, want := tg.must("purge", "kuis-02", "-archive", dir), "kuis-02: archived in "+instanceDir(dir, week2)+", folded into ipa, 5 keys deleted\n"; got != want {
+		t.Errorf("purge of week 2: %q, want %q", got, want)
+	}
+	for path, want := range map[string]string{
+		filepath.Join(dir, "kuis-02"): "kuis-02: folded into ipa: 1 participant(s), 10 points\n",
+		instanceDir(dir, week1):       "kuis-02: folded into ipa before: nothing added\n",
+		instanceDir(dir, week2):       "kuis-02: folded into ipa before: nothing added\n",
+	} {
+		if got := tg.must("course", "fold", "ipa", "-from-archive", path); got != want {
+			t.Errorf("course fold -from-archive %s: %q, want %q", path, got, want)
+		}
+	}
+	if diff := cmp.Diff(standings("Ali", 30, "Eka", 10, "Citra", 10, "Budi", 10), tg.courseBoard("ipa")); diff != "" {
+		t.Errorf("the course (-want +got):\n%s", diff)
 	}
 }

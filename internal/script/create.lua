@@ -1,7 +1,9 @@
 -- create.lua (after prelude.lua): the teacher creates a quiz.
 -- KEYS: every key of the quiz, meta first (meta, board, answers, log, order)
 -- ARGV[1] judul (title), ARGV[2] jumlah_soal (question count, validated in
--- Go), ARGV[3] the start entry's sequence: random, of 2^63 or more
+-- Go), ARGV[3] the start entry's sequence: random, of 2^63 or more; then
+-- any more meta fields, as field-value pairs named and checked in Go
+-- (kursus, the course the quiz names)
 -- Reply: 1. Refusals: KUIS_FORBIDDEN, KUIS_EXISTS when any key of the quiz
 -- exists (a new quiz never inherits an old board), and nothing is written.
 -- The log starts with the start entry (the single field status = berjalan).
@@ -23,7 +25,11 @@ for _, key in ipairs(KEYS) do
     return g.refuse('KUIS_EXISTS')
   end
 end
-redis.call('HSET', KEYS[1], 'judul', ARGV[1], 'jumlah_soal', ARGV[2], 'status', 'berjalan')
+local meta = {KEYS[1], 'judul', ARGV[1], 'jumlah_soal', ARGV[2], 'status', 'berjalan'}
+for i = 4, #ARGV do
+  meta[#meta + 1] = ARGV[i]
+end
+redis.call('HSET', unpack(meta))
 local now = redis.call('TIME')
 redis.call('XADD', KEYS[4], string.format(int, tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)) .. '-' .. ARGV[3],
   logStatus, 'berjalan')

@@ -2,15 +2,21 @@ package wire
 
 import "strconv"
 
-// The meta hash's fields and statuses, as the contract spells them.
+// The meta hash's fields, statuses and views, as the contract spells them.
 const (
 	FieldTitle     = "judul"
 	FieldQuestions = "jumlah_soal"
 	FieldStatus    = "status"
-	FieldCourse    = "kursus" // the course a quiz folds into, written at Create only
+	FieldCourse    = "kursus"   // the course a quiz folds into, written at Create only
+	FieldClass     = "kelas"    // the class whose roster grades it, written at Create only
+	FieldView      = "tampilan" // who sees the board: ViewShown, ViewHidden or ViewAtEnd
 
 	Running  = "berjalan" // the quiz takes answers
 	Finished = "selesai"  // it takes none
+
+	ViewShown  = "tampil"   // everyone sees the board (a meta without tampilan)
+	ViewHidden = "sembunyi" // hidden from the students
+	ViewAtEnd  = "akhir"    // shown once the quiz is finished
 )
 
 // MaxQuestions bounds jumlah_soal: Create writes 1 to MaxQuestions, and a
