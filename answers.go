@@ -66,15 +66,12 @@ type AnswerResult struct {
 // take 10 more). A refusal writes nothing.
 //
 // With WithReplicas, a nil error means the answer is on the replicas asked,
-// whether counted now or a repeat: a repeat wrote nothing, and a WAIT covers
-// only its own connection's writes, so its run writes a no-op (XSETID of the
-// quiz's log to its own last ID: nothing changes) that replicas receive
-// after the write that counted the answer, and the WAIT follows that. Last
-// of the errors, ErrNotReplicated beside the Answer (its Score, and
-// Duplicate for a repeat): the answer was counted, or was a repeat, on the
-// primary, but too few replicas acknowledged its run in time (or, for a
-// repeat, its no-op failed: the ACL user lacks XSETID or XINFO STREAM, a
-// server out of memory refuses it, or the log is gone).
+// counted now or a repeat (WithReplicas says how a repeat, which adds
+// nothing, makes sure of the write that counted it). Last of the errors,
+// ErrNotReplicated beside the Answer (its Score, and Duplicate for a
+// repeat): the answer was counted, or was a repeat, on the primary, but too
+// few replicas acknowledged its run in time, or, for a repeat, the no-op
+// that its WAIT follows failed.
 func (b *Board) RecordAnswer(ctx context.Context, participant string, question int) (Answer, error) {
 	a, err := b.recordAnswer(ctx, participant, question)
 	b.q.s.counts.answered(a, err)

@@ -88,9 +88,10 @@ func WithTies(order TieOrder) Option {
 // WithReplicas makes every write of the Store (Meta.Create, Meta.Finish,
 // Board.RecordAnswer and RecordAnswers, Store.Repair, Store.PurgeQuiz,
 // Course.Fold, Unfold, Repair and Purge) return only once n replicas
-// acknowledge it (Redis WAIT on the connection that wrote), or ErrNotReplicated after
-// timeout: the write was applied on the primary and may not survive a
-// failover; a retry is safe (an answer answers Duplicate). Reads never wait.
+// acknowledge it (Redis WAIT on the connection that wrote), or
+// ErrNotReplicated after timeout: the write was applied on the primary and
+// may not survive a failover; a retry is safe (an answer answers Duplicate).
+// Reads never wait.
 //
 // One WAIT follows each round trip of script runs (and a course's
 // transaction, on its own dedicated connection), not each answer: the
@@ -113,8 +114,9 @@ func WithTies(order TieOrder) Option {
 // atomic run), which changes nothing and reaches the replicas as any write
 // does, after the earlier write; the run's WAIT follows it. Where the no-op
 // fails (the ACL user lacks XSETID or XINFO STREAM: ACLRules grants them to
-// RoleApp with this option only; a server out of memory), the Duplicate
-// returns ErrNotReplicated beside its Answer.
+// RoleApp with this option only; a server out of memory; a log deleted
+// behind the library's back), the Duplicate returns ErrNotReplicated beside
+// its Answer, and its run sends no WAIT.
 //
 // WAIT counts the acknowledgements of the writes sent before it on its own
 // connection, so it must follow them there. rueidis shares connections among
