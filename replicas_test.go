@@ -515,42 +515,7 @@ func TestReplicasRepeatedAnswer(t *testing.T) {
 	})
 
 	t.Run("a repeat on another client returns once the earlier write is on the replica", func(t *testing.T) {
-		id, _, hb, k := created(t)
-		resume := stall(t, replica)
-		if got := answer(hb.RecordAnswer(ctx, "Citra", 1)); !errors.Is(got.Err, kuis.ErrNotReplicated) || got.Answer != (kuis.Answer{Score: 10}) {
-			t.Fatalf("the first attempt while the replica stalls: %+v; want {Score: 10} beside ErrNotReplicated", got)
-		}
-		// The retry of another process of the application: a client whose
-		// connections have written nothing.
-		other, err := kuis.New(ownClient(t, primary.Addr()), kuis.WithReplicas(1, time.Minute))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ob, _ := handles(t, other, id)
-		short, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		done := make(chan kuis.AnswerResult, 1)
-		go func() { done <- answer(ob.RecordAnswer(short, "Citra", 1)) }()
-		// The signal: the retry waits in WAIT for the stalled replica.
-		for blocked := false; !blocked; {
-			select {
-			case got := <-done:
-				t.Fatalf("the retry returned %+v while the replica stalled, without the earlier write", got)
-			case <-time.After(20 * time.Millisecond):
-			}
-			clients, err := primary.Do("CLIENT", "LIST")
-			if err != nil {
-				t.Fatal(err)
-			}
-			blocked = strings.Contains(clients, "cmd=wait")
-		}
-		resume()
-		if diff := cmp.Diff(kuis.AnswerResult{Answer: kuis.Answer{Score: 10, Duplicate: true}}, <-done, cmpopts.EquateErrors()); diff != "" {
-			t.Errorf("the retry once the replica is back (-want +got):\n%s", diff)
-		}
-		if got, err := replica.Do("ZSCORE", k.Board(), "Citra"); err != nil || got != "10" {
-			t.Errorf("ZSCORE on the replica right after the retry = %q, %v; want 10", got, err)
-		}
+		retryWaitsForReplica(t, primary, replica, primary.Addr())
 	})
 
 	t.Run("the no-op leaves the log as it was", func(t *testing.T) {
@@ -629,6 +594,86 @@ func TestReplicasRepeatedAnswer(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestReplicasRepeatedAnswerCluster: on a Redis Cluster (one primary and its
+// replica, of the test's own), as on a standalone primary, a retried answer
+// whose first attempt was never acknowledged returns nil only once the
+// earlier write is on the replica.
+func TestReplicasRepeatedAnswerCluster(t *testing.T) {
+	c := replicaServers(t).Cluster(1, 1)
+	retryWaitsForReplica(t, c.Primaries[0], c.Replicas[0][0], c.Addrs()...)
+}
+
+// retryWaitsForReplica counts an answer on primary while its replica stalls,
+// the first attempt unacknowledged, then retries it from another client of
+// seeds, whose connections wrote nothing: the retry must wait in WAIT until
+// the replica is back, return the Duplicate with a nil error, and the replica
+// must hold the answer the moment it returns.
+func retryWaitsForReplica(t *testing.T, primary, replica *redistest.Server, seeds ...string) {
+	t.Helper()
+	ctx := context.Background()
+	client := ownClient(t, seeds...)
+	st, err := kuis.New(client, kuis.WithHashTag(), kuis.WithReplicas(1, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasty, err := kuis.New(client, kuis.WithHashTag(), kuis.WithReplicas(1, 300*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := quizID()
+	_, m := handles(t, st, id)
+	if err := m.Create(ctx, "Kuis", 3); err != nil {
+		t.Fatal(err)
+	}
+	k, _ := st.Keys(id)
+	hb, _ := handles(t, hasty, id)
+	// The retry comes from another process of the application, started
+	// before the stall: New asks every node for its ROLE.
+	other, err := kuis.New(ownClient(t, seeds...), kuis.WithHashTag(), kuis.WithReplicas(1, time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob, _ := handles(t, other, id)
+	resume := stall(t, replica)
+	if a, err := hb.RecordAnswer(ctx, "Citra", 1); !errors.Is(err, kuis.ErrNotReplicated) || a != (kuis.Answer{Score: 10}) {
+		t.Fatalf("the first attempt while the replica stalls: %+v, %v; want {Score: 10} beside ErrNotReplicated", a, err)
+	}
+	short, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	done := make(chan kuis.AnswerResult, 1)
+	go func() {
+		a, err := ob.RecordAnswer(short, "Citra", 1)
+		done <- kuis.AnswerResult{Answer: a, Err: err}
+	}()
+	// The signal: the retry waits in WAIT for the stalled replica.
+	for blocked := false; !blocked; {
+		select {
+		case got := <-done:
+			t.Fatalf("the retry returned %+v while the replica stalled, without the earlier write", got)
+		case <-time.After(20 * time.Millisecond):
+		}
+		clients, err := primary.Do("CLIENT", "LIST")
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocked = strings.Contains(clients, "cmd=wait")
+	}
+	resume()
+	if diff := cmp.Diff(kuis.AnswerResult{Answer: kuis.Answer{Score: 10, Duplicate: true}}, <-done, cmpopts.EquateErrors()); diff != "" {
+		t.Errorf("the retry once the replica is back (-want +got):\n%s", diff)
+	}
+	// Read on the replica itself: READONLY lets a cluster replica answer.
+	rc, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{replica.Addr()}, ForceSingleClient: true, DisableCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	res := rc.DoMulti(ctx, rc.B().Readonly().Build(), rc.B().Zscore().Key(k.Board()).Member("Citra").Build())
+	if got, err := res[1].ToString(); err != nil || got != "10" {
+		t.Errorf("ZSCORE on the replica right after the retry = %q, %v; want 10", got, err)
+	}
 }
 
 // countOf is how many times s holds v.
