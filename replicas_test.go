@@ -575,7 +575,8 @@ func TestReplicasRepeatedAnswer(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(c.Close)
-			as, err := kuis.New(c, kuis.WithReplicas(1, 10*time.Second))
+			arec := newRecorder(c)
+			as, err := kuis.New(arec, kuis.WithReplicas(1, 10*time.Second))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -584,13 +585,21 @@ func TestReplicasRepeatedAnswer(t *testing.T) {
 			if got := answer(ab.RecordAnswer(ctx, p, 1)); got != (kuis.AnswerResult{Answer: kuis.Answer{Score: 10}}) {
 				t.Errorf("a new answer as %s: %+v; want {Score: 10}", user, got)
 			}
+			arec.start()
 			got := answer(ab.RecordAnswer(ctx, p, 1))
-			var want error // the no-op allowed: confirmed
+			sent := arec.stop()
+			want, waits := error(nil), 1 // the no-op allowed: confirmed
 			if !withReplicas {
-				want = kuis.ErrNotReplicated // the no-op refused: unconfirmed
+				want, waits = kuis.ErrNotReplicated, 0 // the no-op refused: nothing to wait for, unconfirmed
 			}
 			if diff := cmp.Diff(kuis.AnswerResult{Answer: kuis.Answer{Score: 10, Duplicate: true}, Err: want}, got, cmpopts.EquateErrors()); diff != "" {
 				t.Errorf("a repeat as %s (-want +got):\n%s", user, diff)
+			}
+			if n := countOf(sent, "WAIT"); n != waits {
+				t.Errorf("a repeat as %s sent %d WAITs (%v); want %d", user, n, sent, waits)
+			}
+			if !withReplicas && (got.Err == nil || !strings.Contains(got.Err.Error(), "no-op")) {
+				t.Errorf("a repeat as %s: %v; want the error to say its no-op failed", user, got.Err)
 			}
 		}
 	})
