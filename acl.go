@@ -51,6 +51,10 @@ var clientBase = []string{"-@all", "+hello", "+ping", "+client|setname", "+clust
 // user ask for BCAST invalidations of every key of the server.
 var clientCache = []string{"+client|tracking", "+client|caching", "+multi", "+exec", "+pttl"}
 
+// replicasOnly are the commands a script calls only with WithReplicas (the
+// record script's no-op after a repeat), each with its rule.
+var replicasOnly = map[string]string{"XINFO": "+xinfo|stream", "XSETID": "+xsetid"}
+
 // ACLRules returns the rules that make a Redis 7 ACL user of the role, to put
 // after `ACL SETUSER <name> reset on >password`, one argument each. They follow
 // WithNamespace; WithHashTag needs nothing more. Each role is granted exactly
@@ -68,7 +72,9 @@ var clientCache = []string{"+client|tracking", "+client|caching", "+multi", "+ex
 // still leaks) then sends it an invalidation naming every key that changes,
 // other applications' included. Every role may send WAIT, which its writes
 // send with WithReplicas; with WithReplicas the rules also allow ROLE, which
-// New then sends to count the replicas.
+// New then sends to count the replicas, and RoleApp's also XSETID and XINFO
+// STREAM (on the logs it writes), which a repeated answer's run sends then
+// (WithReplicas' godoc).
 //
 // Scripts run with the caller's rights, so a role also holds, at top level,
 // every command its scripts call, on the keys it writes: the app can send
@@ -139,7 +145,14 @@ func ACLRules(role Role, opts ...Option) []string {
 	}
 	slices.Sort(cmds)
 	for _, cmd := range slices.Compact(cmds) {
-		if r := "+" + strings.ToLower(cmd); !slices.Contains(rules, r) {
+		r, only := replicasOnly[cmd]
+		switch {
+		case only && o.replicas == 0:
+			continue
+		case !only:
+			r = "+" + strings.ToLower(cmd)
+		}
+		if !slices.Contains(rules, r) {
 			rules = append(rules, r)
 		}
 	}

@@ -32,7 +32,7 @@ type AnswerInput struct {
 
 // AnswerResult is the outcome of one entry of RecordAnswers.
 type AnswerResult struct {
-	Answer       // as RecordAnswer returns it; zero when Err is set
+	Answer       // as RecordAnswer returns it; zero when Err is set, but for ErrNotReplicated
 	Err    error `json:"-"` // this answer's own refusal (errors.Is-comparable), nil when counted or Duplicate
 }
 
@@ -63,9 +63,15 @@ type AnswerResult struct {
 // ErrQuizFinished (unless the pair was counted: Duplicate), ErrInvalidQuestion
 // (question above jumlah_soal), ErrCorrupt (the answers set, log, order set or
 // score breaks the contract, or the score is the largest sound one and cannot
-// take 10 more). A refusal writes nothing. With WithReplicas, last,
-// ErrNotReplicated: the answer was counted, or was a repeat, on the primary,
-// but too few replicas acknowledged its run in time.
+// take 10 more). A refusal writes nothing.
+//
+// With WithReplicas, a nil error means the answer is on the replicas asked,
+// counted now or a repeat (WithReplicas says how a repeat, which adds
+// nothing, makes sure of the write that counted it). Last of the errors,
+// ErrNotReplicated beside the Answer (its Score, and Duplicate for a
+// repeat): the answer was counted, or was a repeat, on the primary, but too
+// few replicas acknowledged its run in time, or, for a repeat, the no-op
+// that its WAIT follows failed.
 func (b *Board) RecordAnswer(ctx context.Context, participant string, question int) (Answer, error) {
 	a, err := b.recordAnswer(ctx, participant, question)
 	b.q.s.counts.answered(a, err)
@@ -98,10 +104,12 @@ func (b *Board) recordAnswer(ctx context.Context, participant string, question i
 // returned error is only for the call as a whole: a context or connection
 // error, after which the entries it hit carry it too and may or may not have
 // been applied. Retrying the whole batch is safe: what was applied answers
-// Duplicate. With WithReplicas, the entries counted or repeated in runs too
-// few replicas acknowledged carry ErrNotReplicated instead of their Answer,
-// and the returned error is ErrNotReplicated too (unless a context or
-// connection error came first); refused entries keep their refusal.
+// Duplicate. With WithReplicas, each entry's nil Err means what RecordAnswer's
+// nil error does; the entries counted or repeated in runs too few replicas
+// acknowledged carry ErrNotReplicated beside their Answer (a later position
+// of a pair, the error of its first), and the returned error is
+// ErrNotReplicated too (unless a context or connection error came first);
+// refused entries keep their refusal.
 func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]AnswerResult, error) {
 	out := make([]AnswerResult, len(answers))
 	first := make(map[AnswerInput]int, len(answers)) // each valid pair's first position
@@ -122,20 +130,21 @@ func (b *Board) RecordAnswers(ctx context.Context, answers []AnswerInput) ([]Ans
 		callErr = b.sendAnswers(ctx, answers, sent, out)
 	}
 	// Later positions of a pair answer as repeats, with the participant's
-	// score as of their latest earlier entry.
+	// score as of their latest earlier entry, and as durable as the first.
 	latest := make(map[string]int, len(first))
 	for i, a := range answers {
 		f, valid := first[a]
+		applied := valid && (out[f].Err == nil || errors.Is(out[f].Err, ErrNotReplicated))
 		switch {
 		case !valid:
 		case i == f:
-			if out[i].Err == nil {
+			if applied {
 				latest[a.Participant] = i
 			}
-		case out[f].Err != nil:
+		case !applied:
 			out[i].Err = out[f].Err
 		default:
-			out[i].Answer = Answer{Score: out[latest[a.Participant]].Score, Duplicate: true}
+			out[i] = AnswerResult{Answer: Answer{Score: out[latest[a.Participant]].Score, Duplicate: true}, Err: out[f].Err}
 			latest[a.Participant] = i
 		}
 	}
@@ -161,13 +170,13 @@ func (b *Board) sendAnswers(ctx context.Context, answers []AnswerInput, sent []i
 		for j, i := range chunk {
 			items[j] = recordItem{keys: &b.q.keys, participant: answers[i].Participant, question: answers[i].Question}
 		}
-		execs = append(execs, recordRun(items))
+		execs = append(execs, b.q.s.recordRun(items))
 		b.q.s.counts.ran(len(chunk))
 	}
 	var callErr error
-	for c, res := range runScript(ctx, b.q.s, script.RecordAnswer, execs...) {
+	for c, res := range runScriptWrote(ctx, b.q.s, script.RecordAnswer, recordWrote, execs...) {
 		chunk := sent[c*maxChunk : min((c+1)*maxChunk, len(sent))]
-		replies, err := recordReplies(res, len(chunk))
+		replies, err := b.q.s.recordReplies(res, len(chunk))
 		for j, i := range chunk {
 			if err != nil {
 				out[i].Err = b.q.fail(err, answers[i].Participant, b.q.keys.board)
@@ -212,13 +221,14 @@ type recorder = batch.Batcher[uint16, recordItem, recordReply]
 // runRecord runs one run of the record script: the recorder's run function.
 func (s *Store) runRecord(ctx context.Context, items []recordItem) ([]recordReply, error) {
 	s.counts.ran(len(items))
-	return recordReplies(runScript(ctx, s, script.RecordAnswer, recordRun(items))[0], len(items))
+	return s.recordReplies(runScriptWrote(ctx, s, script.RecordAnswer, recordWrote, s.recordRun(items))[0], len(items))
 }
 
 // recordRun is the record script's run of items: the keys of each quiz
 // once, in the order the quizzes first appear, and a triple of quiz number,
-// participant and question per answer.
-func recordRun(items []recordItem) rueidis.LuaExec {
+// participant and question per answer; with WithReplicas, then "1", so that
+// a run of repeats writes the no-op its WAIT follows.
+func (s *Store) recordRun(items []recordItem) rueidis.LuaExec {
 	var keys []string
 	number := make(map[string]string, 1)
 	args := make([]string, 0, 3*len(items))
@@ -232,7 +242,21 @@ func recordRun(items []recordItem) rueidis.LuaExec {
 		}
 		args = append(args, n, it.participant, strconv.Itoa(it.question))
 	}
+	if s.opts.replicas > 0 {
+		args = append(args, "1")
+	}
 	return rueidis.LuaExec{Keys: keys, Args: args}
+}
+
+// recordWrote tells from a record run's reply with WithReplicas whether the
+// run wrote: its last element is 1 (runScriptWrote).
+func recordWrote(m rueidis.RedisMessage) bool {
+	msgs, err := m.ToArray()
+	if err != nil || len(msgs) == 0 {
+		return true // not the script's reply: waited for, and refused by recordReplies
+	}
+	n, err := msgs[len(msgs)-1].AsInt64()
+	return err == nil && n == 1
 }
 
 // recordReply is one answer's element of a run's reply, and the run's
@@ -242,21 +266,32 @@ type recordReply struct {
 	unacked error
 }
 
-// recordReplies reads a run's reply: one element per answer, n in all.
-func recordReplies(res rueidis.RedisResult, n int) ([]recordReply, error) {
+// recordReplies reads a run's reply: one element per answer, n in all, and
+// with WithReplicas the run's status last. A run of repeats whose no-op
+// failed answers them ErrNotReplicated, as no WAIT covered them.
+func (s *Store) recordReplies(res rueidis.RedisResult, n int) ([]recordReply, error) {
 	var unacked *notReplicated
 	if errors.As(res.Error(), &unacked) {
 		res = unacked.result
 	}
 	msgs, err := res.ToArray()
-	if err == nil && len(msgs) != n {
-		err = fmt.Errorf("record script replied %d answers, want %d", len(msgs), n)
+	want := n
+	if s.opts.replicas > 0 {
+		want++
+	}
+	if err == nil && len(msgs) != want {
+		err = fmt.Errorf("record script replied %d elements, want %d", len(msgs), want)
 	}
 	if err != nil {
 		return nil, err
 	}
-	out := make([]recordReply, len(msgs))
-	for i, m := range msgs {
+	if status := msgs[n:]; len(status) == 1 && status[0].IsString() {
+		why, _ := status[0].ToString()
+		unacked = &notReplicated{result: res, want: s.opts.replicas, timeout: s.opts.replicaWait,
+			unwaited: "a repeat, whose run could not write the no-op its WAIT would follow: " + why}
+	}
+	out := make([]recordReply, n)
+	for i, m := range msgs[:n] {
 		out[i].m = m
 		if unacked != nil {
 			out[i].unacked = unacked
@@ -267,7 +302,8 @@ func recordReplies(res rueidis.RedisResult, n int) ([]recordReply, error) {
 
 // decodeAnswer reads one answer's element of record_answer.lua's reply: the
 // score after the answer, plus 1 for a repeat; or the answer's refusal. An
-// answer applied in a run too few replicas acknowledged is ErrNotReplicated.
+// answer applied in a run too few replicas acknowledged is its Answer beside
+// ErrNotReplicated.
 func (b *Board) decodeAnswer(r recordReply, participant string) (Answer, error) {
 	n, err := r.m.AsInt64()
 	if err != nil {
@@ -281,10 +317,11 @@ func (b *Board) decodeAnswer(r recordReply, participant string) (Answer, error) 
 	if err != nil {
 		return Answer{}, err
 	}
+	a := Answer{Score: score, Duplicate: dup}
 	if r.unacked != nil {
-		return Answer{}, b.q.fail(r.unacked, participant, b.q.keys.board)
+		return a, b.q.fail(r.unacked, participant, b.q.keys.board)
 	}
-	return Answer{Score: score, Duplicate: dup}, nil
+	return a, nil
 }
 
 func (q quiz) checkAnswer(participant string, question int) error {

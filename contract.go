@@ -160,7 +160,7 @@ var operations = []operation{
 var scriptCommands = map[string][]string{
 	script.Create.Name():       {"EXISTS", "HSET", "TIME", "XADD"},
 	script.Finish.Name():       {"HMGET", "EXISTS", "XLEN", "SCARD", "XADD", "HSET"},
-	script.RecordAnswer.Name(): {"TIME", "HMGET", "EXISTS", "ZCARD", "SISMEMBER", "ZSCORE", "XLEN", "XADD", "XREVRANGE", "SADD", "ZADD"},
+	script.RecordAnswer.Name(): {"TIME", "HMGET", "EXISTS", "ZCARD", "SISMEMBER", "ZSCORE", "XLEN", "XADD", "XREVRANGE", "SADD", "ZADD", "XINFO", "XSETID"},
 	script.Standing.Name():     {"HLEN", "ZCARD", "ZSCORE", "ZREVRANK", "ZCOUNT"},
 	script.Ranked.Name():       {"HLEN", "ZCARD", "ZRANGE", "ZMSCORE"},
 	script.Recap.Name():        {"HGETALL", "ZCARD", "SCARD", "XLEN", "ZRANGE", "SMEMBERS", "XRANGE"},

@@ -110,7 +110,7 @@ func luaFunctions(src string) map[string]string {
 // luaCommands lists, sorted, the Redis commands named in src and in the
 // helpers it calls, transitively.
 func luaCommands(src string, helpers map[string]string) []string {
-	notCommands := map[string]bool{"COUNT": true, "REV": true, "WITHSCORES": true, "WRONGTYPE": true}
+	notCommands := map[string]bool{"COUNT": true, "REV": true, "WITHSCORES": true, "WRONGTYPE": true, "STREAM": true}
 	seen, cmds := map[string]bool{}, map[string]bool{}
 	var walk func(string)
 	walk = func(text string) {

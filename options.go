@@ -88,20 +88,35 @@ func WithTies(order TieOrder) Option {
 // WithReplicas makes every write of the Store (Meta.Create, Meta.Finish,
 // Board.RecordAnswer and RecordAnswers, Store.Repair, Store.PurgeQuiz,
 // Course.Fold, Unfold, Repair and Purge) return only once n replicas
-// acknowledge it (Redis WAIT on the connection that wrote), or ErrNotReplicated after
-// timeout: the write was applied on the primary and may not survive a
-// failover; a retry is safe (an answer answers Duplicate). Reads never wait.
+// acknowledge it (Redis WAIT on the connection that wrote), or
+// ErrNotReplicated after timeout: the write was applied on the primary and
+// may not survive a failover; a retry is safe (an answer answers Duplicate).
+// Reads never wait.
 //
 // One WAIT follows each round trip of script runs (and a course's
 // transaction, on its own dedicated connection), not each answer: the
 // answers that share a RecordAnswer run, and the runs that one RecordAnswers
 // call pipelines, share it, so a busy quiz pays one wait per run. A round
 // trip whose runs all failed (an error reply for the whole script, such as
-// ErrQuizExists, or never sent) sends no WAIT and returns their errors. An
-// answer refused inside a run keeps its refusal, after the run's WAIT. A
-// Duplicate wrote nothing: the WAIT after it covers what its connection wrote
-// before, not necessarily the earlier call that counted the answer, which had
-// its own WAIT.
+// ErrQuizExists, or never sent), or wrote nothing (answers all refused),
+// sends no WAIT and returns what the runs answered: a call that wrote
+// nothing never returns ErrNotReplicated. An answer refused inside a run
+// that wrote keeps its refusal, after the run's WAIT.
+//
+// A Duplicate wrote nothing, yet its nil error means the answer is on n
+// replicas, as a new answer's does. WAIT covers only writes of its own
+// connection (it waits for replicas to acknowledge the replication offset
+// after that connection's last write on Redis 7.2 and later; after its last
+// command on 7.0), and the earlier call that counted the answer may have
+// written on another connection, or client, whose WAIT timed out. So a run
+// that answers a Duplicate and writes nothing else writes a no-op: XSETID of
+// the quiz's log to the log's own last ID (read with XINFO STREAM in the same
+// atomic run), which changes nothing and reaches the replicas as any write
+// does, after the earlier write; the run's WAIT follows it. Where the no-op
+// fails (the ACL user lacks XSETID or XINFO STREAM: ACLRules grants them to
+// RoleApp with this option only; a server out of memory; a log deleted
+// behind the library's back), the Duplicate returns ErrNotReplicated beside
+// its Answer, and its run sends no WAIT.
 //
 // WAIT counts the acknowledgements of the writes sent before it on its own
 // connection, so it must follow them there. rueidis shares connections among

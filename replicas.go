@@ -18,15 +18,17 @@ import (
 // and New's check of the replicas there are. Why the runs and their WAIT go
 // on one dedicated connection: WithReplicas' godoc.
 
-// runWaited is runScript with WithReplicas, for a script that writes: the
-// runs of one hash slot are sent inside a Dedicated of the client, then WAIT
-// on the same connection if any of them succeeded, and a run that fewer than
-// the replicas asked acknowledged answers a *notReplicated error holding its
-// result. Runs answered MOVED are sent again on the node named; those
-// answered ASK or CLUSTERDOWN, or whose dedicated connection failed to dial,
-// are sent again on the slot's primary after a pause, growing to 100 ms, for
-// at most about a second while ctx lives.
-func (s *Store) runWaited(ctx context.Context, sc script.Script, execs []rueidis.LuaExec) []rueidis.RedisResult {
+// runWaited is runScriptWrote with WithReplicas, for a script that writes:
+// the runs of one hash slot are sent inside a Dedicated of the client, then
+// WAIT on the same connection if any of them wrote (succeeded, and wrote
+// says so when given), and a run that wrote and that fewer than the
+// replicas asked acknowledged answers a *notReplicated error holding its
+// result; a run that wrote nothing answers its result as it is. Runs
+// answered MOVED are sent again on the node named; those answered ASK or
+// CLUSTERDOWN, or whose dedicated connection failed to dial, are sent again
+// on the slot's primary after a pause, growing to 100 ms, for at most about
+// a second while ctx lives.
+func (s *Store) runWaited(ctx context.Context, sc script.Script, wrote func(rueidis.RedisMessage) bool, execs []rueidis.LuaExec) []rueidis.RedisResult {
 	res := make([]rueidis.RedisResult, len(execs))
 	// A dedicated connection is one node's: runs of different slots (none of
 	// the library's calls sends such runs together) go on one each.
@@ -41,13 +43,17 @@ func (s *Store) runWaited(ctx context.Context, sc script.Script, execs []rueidis
 		bySlot[slot] = append(bySlot[slot], i)
 	}
 	for _, slot := range slots {
-		s.runWaitedOn(ctx, sc, execs, bySlot[slot], res)
+		s.runWaitedOn(ctx, sc, wrote, execs, bySlot[slot], res)
 	}
 	return res
 }
 
 // runWaitedOn is runWaited of the runs todo, which share a slot.
-func (s *Store) runWaitedOn(ctx context.Context, sc script.Script, execs []rueidis.LuaExec, todo []int, res []rueidis.RedisResult) {
+func (s *Store) runWaitedOn(ctx context.Context, sc script.Script, wrote func(rueidis.RedisMessage) bool, execs []rueidis.LuaExec, todo []int, res []rueidis.RedisResult) {
+	didWrite := func(r rueidis.RedisResult) bool {
+		m, err := r.ToMessage()
+		return err == nil && (wrote == nil || wrote(m))
+	}
 	node := rueidis.Client(s.client)
 	pause := time.Millisecond
 	for waited := time.Duration(0); ; {
@@ -59,7 +65,7 @@ func (s *Store) runWaitedOn(ctx context.Context, sc script.Script, execs []rueid
 		var acked rueidis.RedisResult
 		ran := dedicated(ctx, node, func(c rueidis.DedicatedClient) {
 			out = evalScript(ctx, c, sc, round)
-			if slices.ContainsFunc(out, func(r rueidis.RedisResult) bool { return r.Error() == nil }) {
+			if slices.ContainsFunc(out, didWrite) {
 				acked = c.Do(ctx, s.waitCmd(c))
 			}
 		})
@@ -74,8 +80,10 @@ func (s *Store) runWaitedOn(ctx context.Context, sc script.Script, execs []rueid
 		for j, r := range out {
 			i := todo[j]
 			res[i] = r
-			if r.Error() == nil {
+			if didWrite(r) {
 				res[i] = s.acknowledged(r, acked)
+			}
+			if r.Error() == nil {
 				continue
 			}
 			addr, again := redirected(ctx, r.Error())
@@ -178,13 +186,15 @@ func (s *Store) acknowledged(r, acked rueidis.RedisResult) rueidis.RedisResult {
 // notReplicated is the error of a run applied on the primary that fewer
 // replicas than asked acknowledged: ErrNotReplicated, with the run's own
 // result (for the callers that read it: RecordAnswer's refusals stay
-// refusals) and WAIT's own error when WAIT failed.
+// refusals and its answers keep their Answer), and WAIT's own error when
+// WAIT failed, or why no WAIT could cover the run.
 type notReplicated struct {
-	result  rueidis.RedisResult
-	acked   int64
-	want    int
-	timeout time.Duration
-	cause   error
+	result   rueidis.RedisResult
+	acked    int64
+	want     int
+	timeout  time.Duration
+	cause    error
+	unwaited string // why the run gave WAIT nothing to follow
 }
 
 func (e *notReplicated) Error() string { return e.about("a write").Error() }
@@ -198,6 +208,9 @@ func (e *notReplicated) Unwrap() []error {
 
 // about is the error as the library returns it, naming subject.
 func (e *notReplicated) about(subject string) error {
+	if e.unwaited != "" {
+		return fmt.Errorf("%w: %s: %s", ErrNotReplicated, subject, e.unwaited)
+	}
 	if e.cause != nil {
 		return fmt.Errorf("%w: %s: WAIT failed: %w", ErrNotReplicated, subject, timedOut(e.cause))
 	}

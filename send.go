@@ -138,10 +138,22 @@ func ended(ctx context.Context) bool {
 // on the connection that sent them (runWaited), and a run that too few
 // replicas acknowledged answers a *notReplicated error holding its result.
 func runScript(ctx context.Context, s *Store, sc script.Script, execs ...rueidis.LuaExec) []rueidis.RedisResult {
+	return runScriptWrote(ctx, s, sc, nil, execs...)
+}
+
+// runScriptWrote is runScript of a script whose successful reply tells
+// whether its run wrote: wrote reports it from the reply (nil: every run
+// that succeeded wrote). With WithReplicas, a run that wrote nothing is
+// returned as it is, never as ErrNotReplicated, and WAIT follows a round trip
+// only when one of its runs wrote: there is nothing of a run that wrote
+// nothing for replicas to acknowledge. A run that wrote nothing but answers
+// for an earlier write (a repeat answer) must make that write its own to be
+// waited for: record_answer.lua writes a no-op then, and says it wrote.
+func runScriptWrote(ctx context.Context, s *Store, sc script.Script, wrote func(rueidis.RedisMessage) bool, execs ...rueidis.LuaExec) []rueidis.RedisResult {
 	if s.opts.replicas == 0 || sc.ReadOnly() {
 		return evalScript(ctx, s.client, sc, execs)
 	}
-	return s.runWaited(ctx, sc, execs)
+	return s.runWaited(ctx, sc, wrote, execs)
 }
 
 // run is runScript of one exec.

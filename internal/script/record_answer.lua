@@ -5,7 +5,8 @@
 -- first quiz, then of the second, and so on.
 -- ARGV: one triple per answer: the quiz's number in KEYS (1 for the first
 -- five keys), the participant (validated in Go) and the question (decimal,
--- >= 1). The Go side sends at most MaxAnswers (script.go) answers.
+-- >= 1). The Go side sends at most MaxAnswers (script.go) answers. Then,
+-- only when the caller waits for replicas (WithReplicas), '1'.
 -- Reply: one element per answer, in order: the participant's score after the
 -- answer, plus 1 when the pair was already answered (nothing written); or
 -- that answer's refusal as an error reply (nothing written for it):
@@ -14,6 +15,18 @@
 -- log whose next entry would be at a time an order place cannot hold). A
 -- refusal never affects another answer, of its quiz or another. A pair
 -- counted before the quiz finished still answers as a repeat after it.
+-- With ARGV's last '1', one element more, last: 1 when the run wrote, 0 when
+-- it wrote nothing and answered no repeat, or, when its repeats were all it
+-- answered and its no-op write failed, that write's error text.
+--
+-- A repeat writes nothing, so a WAIT after its run would cover nothing of
+-- the write that counted the answer (Redis 7.2 and later wait for the offset
+-- of their connection's last write; 7.0 for the primary's offset after the
+-- connection's last command). When the caller waits for replicas, a run that
+-- answered a repeat and wrote nothing else writes a no-op that is propagated
+-- as any write: XSETID of the quiz's log to its own last ID (from XINFO
+-- STREAM), which changes nothing, so that its connection's offset is the
+-- primary's after the earlier write.
 --
 -- A counted answer writes four keys of its quiz: its entry in the log (its
 -- ID holds the server's time), its pair in the answers set, +10 on the board
@@ -31,7 +44,8 @@
 -- clock gone back, or an entry written behind the library's back) takes
 -- the entry after its last one instead, once checked that an order place
 -- can hold its time.
-local nq, na = #KEYS / 5, #ARGV / 3
+local nq, na = #KEYS / 5, math.floor(#ARGV / 3)
+local confirm = #ARGV % 3 == 1
 local acl = redis.acl_check_cmd
 
 -- Each quiz's answers, in order: first[j], then after[a] of each.
@@ -143,7 +157,22 @@ local function logged(p, question, s)
   return id
 end
 
-local out = {}
+-- touch writes the no-op on log: 1, or its error text.
+local function touch(lg)
+  local info = redis.pcall('XINFO', 'STREAM', lg)
+  if info.err then
+    return info.err
+  end
+  for i = 1, #info - 1, 2 do
+    if info[i] == 'last-generated-id' then
+      local r = redis.pcall('XSETID', lg, info[i + 1])
+      return r.err or 1
+    end
+  end
+  return 'XINFO STREAM gave no last-generated-id'
+end
+
+local out, wrote, repeated = {}, false, {}
 for j = 1, nq do
   local a = first[j]
   local k = 5 * (j - 1)
@@ -197,13 +226,25 @@ for j = 1, nq do
         redis.call('SADD', answers, pair)
         redis.call('ZADD', board, text, p)
         redis.call('ZADD', order, place(s / 10, ms), p)
-        reply = s
+        reply, wrote = s, true
       else
         reply = err
       end
+    elseif type(reply) == 'number' and repeated[#repeated] ~= log then
+      repeated[#repeated + 1] = log
     end
     out[a] = reply
     a = after[a]
   end
+end
+if confirm then
+  local status = wrote and 1 or 0
+  for _, lg in ipairs(repeated) do
+    if status == 1 then
+      break
+    end
+    status = touch(lg)
+  end
+  out[na + 1] = status
 end
 return out
