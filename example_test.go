@@ -62,7 +62,7 @@ func ExampleNew() {
 	err = meta.Create(ctx, "Kuis Matematika Kelas 8", 3)
 	fmt.Println("second Create:", err)
 	// Output:
-	// kuis:meta:kuis-01: {Title:Kuis Matematika Kelas 8 Questions:3 Status:berjalan}
+	// kuis:meta:kuis-01: {Title:Kuis Matematika Kelas 8 Questions:3 Status:berjalan Course:}
 	// second Create: kuis: quiz already exists: quiz "kuis-01"
 }
 
