@@ -169,11 +169,11 @@ func (f flaw) say(name, clean string) string {
 // typed is the character of name that became the character at byte at of
 // clean (what cleanName makes of name), and its position in name, in
 // characters from 1: the last character of the shortest prefix of name
-// that cleans to more characters than clean holds before at. Cleaning a
-// longer prefix never gives fewer characters (NFKC composes a character with
-// the ones before it, never with the ones after), so a binary search over
-// the prefixes finds it: O(n log n) for a name of n bytes, paid only when a
-// name is refused.
+// that cleans to more characters than clean holds before at. A character
+// added to a prefix never takes one away from its cleaning (at most it
+// composes with the characters before it, or is dropped), so a binary search
+// over the prefixes finds it: O(n log n) for a name of n bytes, paid only
+// when a name is refused.
 func typed(name, clean string, at int) (rune, int) {
 	before := utf8.RuneCountInString(clean[:at])
 	end := func(i int) int { // the end of the rune that holds byte i of name
@@ -298,8 +298,8 @@ func dropIdleSelectors(s string) string {
 	return b.String()
 }
 
-// The words of the flaws that name a character: the hidden ones, those
-// names may not use, and the one a name's context decides.
+// The words of the flaws that name a character found in two places: a
+// hidden one, and one names may not use.
 const (
 	hiddenWords     = "holds a hidden, blank, line-breaking or direction-changing character (%[2]U at character %[3]d)"
 	disallowedWords = "holds %[2]U at character %[3]d, a character names may not use (unassigned, private-use or an old Hangul letter)"
