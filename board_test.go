@@ -151,6 +151,56 @@ func TestRanksOnEveryRead(t *testing.T) {
 	checkReads(t, e, e.store, id, e.keys(id).Board(), want)
 }
 
+// TestStandingTop: Top goes by competition rank, (CompetitionRank - 1) x 100
+// < percent x of, so that equal scores are all in or all out (five tied for
+// first are all in the top 10 % of 28, whatever their Rank); percent is
+// taken as 0 below 0 and as 100 above 100; a board of no participants, and a
+// standing without a competition rank, hold nobody; large boards do not
+// overflow.
+func TestStandingTop(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		rank, comp int
+		percent    int
+		of         int64
+		want       bool
+	}{
+		{5, 1, 10, 28, true}, // tied for first, fifth in Redis's order of names
+		{3, 3, 10, 28, true}, // 200 < 280
+		{4, 4, 10, 28, false},
+		{7, 3, 10, 28, true}, // tied for third
+		{1, 1, 10, 10, true},
+		{2, 2, 10, 10, false}, // 100 is not < 100: exactly 10 % score more
+		{1, 1, 1, 1, true},    // a class of one is its own top 1 %
+		{28, 28, 100, 28, true},
+		{28, 28, 97, 28, true}, // 27 of 28 above is 96.4 %
+		{28, 28, 96, 28, false},
+		{1, 1, 0, 28, false},
+		{1, 1, -5, 28, false},
+		{28, 28, 101, 28, true},
+		{28, 28, math.MaxInt, 28, true},
+		{1, 1, math.MinInt, 28, false},
+		{1, 1, 10, 0, false},
+		{1, 1, 10, -1, false},
+		{1, 1, 100, math.MinInt64, false},
+		{0, 0, 100, 28, false},
+		{-1, -1, 100, 28, false},
+		{29, 29, 100, 28, false}, // a standing of another board
+		{math.MaxInt, math.MaxInt, 100, math.MaxInt64, true},
+		{math.MaxInt, math.MaxInt, 99, math.MaxInt64, false},
+		{math.MaxInt - 1, math.MaxInt - 1, 100, math.MaxInt64, true},
+		{1 << 60, 1 << 60, 1, math.MaxInt64, false}, // 2^60 x 100 is past int64
+		{1 << 56, 1 << 56, 1, math.MaxInt64, true},  // 2^56 x 100 < 2^63 - 1
+		{1 << 57, 1 << 57, 1, math.MaxInt64, false}, // 2^57 x 100 > 2^63 - 1
+	}
+	for _, tt := range tests {
+		s := kuis.Standing{Rank: tt.rank, CompetitionRank: tt.comp, Participant: "Ali", Score: 10}
+		if got := s.Top(tt.percent, tt.of); got != tt.want {
+			t.Errorf("Standing{Rank: %d, CompetitionRank: %d}.Top(%d, %d) = %v, want %v", tt.rank, tt.comp, tt.percent, tt.of, got, tt.want)
+		}
+	}
+}
+
 // TestReadBounds: Page and Around refuse ranges out of bounds before any I/O,
 // answer an empty page past the end (also at offsets near math.MaxInt), and
 // refuse participants who are not on the board or not valid names.

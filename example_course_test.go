@@ -246,8 +246,9 @@ func ExampleBoard_Teams() {
 	// 3 (3). Hijau mean 10.0 of 3
 }
 
-// A recipe: "the top 10 %" of a course board is its first Len / 10 lines,
-// rounded up, read with one Page.
+// A recipe: "the top 10 %" of a course board is the standings Top reports in
+// it, read page by page until the first that is not: by competition rank, so
+// that students tied at its edge are all in or all out.
 func ExampleCourse_Page() {
 	mr, err := miniredis.Run()
 	if err != nil {
@@ -305,13 +306,24 @@ func ExampleCourse_Page() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	top, err := course.Page(ctx, 0, int((size+9)/10))
-	if err != nil {
-		log.Fatal(err)
+	var top []kuis.Standing
+	for offset, more := 0, true; more; offset += 10 {
+		page, err := course.Page(ctx, offset, 10)
+		if err != nil {
+			log.Fatal(err)
+		}
+		more = len(page) == 10
+		for _, s := range page {
+			if !s.Top(10, size) {
+				more = false
+				break
+			}
+			top = append(top, s)
+		}
 	}
 	fmt.Printf("the top 10 %% of %d:\n", size)
 	for _, s := range top {
-		fmt.Printf("%d. %s, %d points\n", s.Rank, s.Participant, s.Score)
+		fmt.Printf("%d. %s, %d points\n", s.CompetitionRank, s.Participant, s.Score)
 	}
 	// Output:
 	// the top 10 % of 28:
@@ -320,8 +332,8 @@ func ExampleCourse_Page() {
 	// 3. Siswa 26, 260 points
 }
 
-// A recipe: a student's line "rank 3 of 28" is Standing's Rank and the
-// board's Len.
+// A recipe: a student's line "rank 3 of 28" is Standing's CompetitionRank,
+// which students of equal totals share, and the board's Len.
 func ExampleCourse_Standing() {
 	mr, err := miniredis.Run()
 	if err != nil {
@@ -383,7 +395,7 @@ func ExampleCourse_Standing() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%s: rank %d of %d, %d points\n", mine.Participant, mine.Rank, size, mine.Score)
+	fmt.Printf("%s: rank %d of %d, %d points\n", mine.Participant, mine.CompetitionRank, size, mine.Score)
 	// Output:
 	// Siswa 26: rank 3 of 28, 260 points
 }

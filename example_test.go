@@ -263,6 +263,78 @@ func ExampleBoard_Standing() {
 	// kuis: participant not on the board: quiz "kuis-01", participant "Eko"
 }
 
+// A recipe: a student's line "rank 1 of 28, in the top 10 %" is Standing's
+// CompetitionRank, the board's Len, and Top. Rank is a place in the board's
+// order: of five students tied for first, Redis puts Siswa 01 fifth.
+func ExampleStanding_Top() {
+	mr, err := miniredis.Run()
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mr.Close()
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress:       []string{mr.Addr()},
+		DisableCache:      true, // miniredis has no CLIENT TRACKING (client-side caching)
+		ForceSingleClient: true, // miniredis fakes a one-node cluster; keep rueidis standalone
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer client.Close()
+	ctx := context.Background()
+
+	store, err := kuis.New(client)
+	if err != nil {
+		log.Fatal(err)
+	}
+	meta, err := store.Meta("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := meta.Create(ctx, "Kuis IPA", 3); err != nil {
+		log.Fatal(err)
+	}
+	board, err := store.Board("kuis-01")
+	if err != nil {
+		log.Fatal(err)
+	}
+	// 28 students: Siswa 01 to 05 answer all three questions, Siswa 06 two,
+	// the others one.
+	var answers []kuis.AnswerInput
+	for n := 1; n <= 28; n++ {
+		questions := 1
+		switch {
+		case n <= 5:
+			questions = 3
+		case n == 6:
+			questions = 2
+		}
+		for q := 1; q <= questions; q++ {
+			answers = append(answers, kuis.AnswerInput{Participant: fmt.Sprintf("Siswa %02d", n), Question: q})
+		}
+	}
+	if _, err := board.RecordAnswers(ctx, answers); err != nil {
+		log.Fatal(err)
+	}
+
+	size, err := board.Len(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, name := range []string{"Siswa 01", "Siswa 06", "Siswa 07"} {
+		s, err := board.Standing(ctx, name)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: rank %d of %d (place %d), top 10 %%: %v, top 20 %%: %v\n",
+			s.Participant, s.CompetitionRank, size, s.Rank, s.Top(10, size), s.Top(20, size))
+	}
+	// Output:
+	// Siswa 01: rank 1 of 28 (place 5), top 10 %: true, top 20 %: true
+	// Siswa 06: rank 6 of 28 (place 6), top 10 %: false, top 20 %: true
+	// Siswa 07: rank 7 of 28 (place 28), top 10 %: false, top 20 %: false
+}
+
 // Page reads one screen of the board with global ranks. A page that starts
 // inside a group of equal scores still gives the group's competition rank.
 func ExampleBoard_Page() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/bits"
 	"strconv"
 
 	"github.com/kuisboard/kuis/internal/script"
@@ -17,6 +18,26 @@ type Standing struct {
 	CompetitionRank int    `json:"competition_rank"` // equal scores share a rank ("1224")
 	Participant     string `json:"participant"`      // the sorted set member
 	Score           int64  `json:"score"`            // a non-negative multiple of 10
+}
+
+// Top reports whether the standing is in the top percent % of a board of
+// of participants (Board.Len, Course.Len): whether fewer than percent % of
+// them score more, (CompetitionRank - 1) x 100 < percent x of, computed
+// without overflow. It goes by CompetitionRank, never Rank, so that equal
+// scores are all in or all out: of 28, the top 10 % is every standing of
+// competition rank 1 to 3, however many share them. A percent below 0 counts
+// as 0 and one above 100 as 100: the top 0 % holds nobody, the top 100 %
+// everybody on the board. A board of no participants (of <= 0) and a
+// standing without a competition rank (below 1, as the zero Standing's) hold
+// nobody: Top reports false. It does no I/O.
+func (s Standing) Top(percent int, of int64) bool {
+	if s.CompetitionRank < 1 || of <= 0 || percent <= 0 {
+		return false
+	}
+	percent = min(percent, 100)
+	aboveHi, aboveLo := bits.Mul64(uint64(s.CompetitionRank-1), 100)
+	capHi, capLo := bits.Mul64(uint64(percent), uint64(of))
+	return aboveHi < capHi || aboveHi == capHi && aboveLo < capLo
 }
 
 // Board is the quiz application's handle on one quiz, from [Store.Board]: it

@@ -3,6 +3,7 @@ package kuis
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode"
@@ -14,7 +15,10 @@ import (
 )
 
 // CleanParticipant returns name as kuis stores it, or an error that
-// errors.Is ErrInvalidParticipant and says what to change. Call it when a
+// errors.Is ErrInvalidParticipant and says what to change: a character it
+// refuses is named as name holds it, with its position in name in
+// characters from 1 ("Siti\u3164" holds U+3164 at character 5, whatever
+// cleaning makes of it), as every refusal of a name does. Call it when a
 // student joins: the methods that take a participant never clean a name,
 // they refuse one that is not clean, and compare names byte for byte after
 // cleaning ("ali" and "Ali" are two students). Cleaning a clean name returns
@@ -132,10 +136,64 @@ func cleanName(name string) (clean, problem string) {
 	if !ok {
 		return "", "keeps changing when it is cleaned"
 	}
-	if problem := checkName(s); problem != "" {
-		return "", problem
+	if f := checkName(s); f.words != "" {
+		return "", f.say(name, s)
 	}
 	return s, ""
+}
+
+// flaw is what breaks the rule in a name cleaning no longer changes: words a
+// student can act on, and the byte offsets in that name of the characters
+// the words name. The words take, for the i-th character named (from 0),
+// the arguments 3i+1 to 3i+3 of fmt's explicit indexes: the character as a
+// string, as a rune, and its position in the caller's name; say fills them.
+// The zero flaw is no flaw.
+type flaw struct {
+	words string
+	at    []int
+}
+
+// say is f's words for name, which cleans to clean: each character named as
+// the caller gave it and where, in characters from 1 of name, so that a
+// student finds what they typed ("Siti\u3164" holds U+3164 at character 5,
+// not the U+1160 NFKC makes of it).
+func (f flaw) say(name, clean string) string {
+	args := make([]any, 0, 3*len(f.at))
+	for _, at := range f.at {
+		r, pos := typed(name, clean, at)
+		args = append(args, string(r), r, pos)
+	}
+	return fmt.Sprintf(f.words, args...)
+}
+
+// typed is the character of name that became the character at byte at of
+// clean (what cleanName makes of name), and its position in name, in
+// characters from 1: the last character of the shortest prefix of name
+// that cleans to more characters than clean holds before at. A character
+// added to a prefix never takes one away from its cleaning (at most it
+// composes with the characters before it, or is dropped), so a binary search
+// over the prefixes finds it: O(n log n) for a name of n bytes, paid only
+// when a name is refused.
+func typed(name, clean string, at int) (rune, int) {
+	before := utf8.RuneCountInString(clean[:at])
+	end := func(i int) int { // the end of the rune that holds byte i of name
+		for i++; i < len(name) && !utf8.RuneStart(name[i]); i++ {
+		}
+		return i
+	}
+	i := sort.Search(len(name), func(i int) bool {
+		// Not trimmed at the right: a prefix may end in the middle of a name
+		// with a character that is white space, such as U+2029.
+		prefix, _ := mapName(strings.TrimLeftFunc(name[:end(i)], unicode.IsSpace))
+		return utf8.RuneCountInString(prefix) > before
+	})
+	if i == len(name) { // cannot be: name cleans to clean
+		r, _ := utf8.DecodeRuneInString(clean[at:])
+		return r, before + 1
+	}
+	prefix := name[:end(i)]
+	r, _ := utf8.DecodeLastRuneInString(prefix)
+	return r, utf8.RuneCountInString(prefix)
 }
 
 // mapName maps s as the Nickname profile does, and drops idle selectors,
@@ -240,27 +298,37 @@ func dropIdleSelectors(s string) string {
 	return b.String()
 }
 
+// The words of the flaws that name a character found in two places: a
+// hidden one, and one names may not use.
+const (
+	hiddenWords     = "holds a hidden, blank, line-breaking or direction-changing character (%[2]U at character %[3]d)"
+	disallowedWords = "holds %[2]U at character %[3]d, a character names may not use (unassigned, private-use or an old Hangul letter)"
+)
+
 // checkName says what breaks the rule in s, a name cleaning no longer
-// changes, or "" when it holds.
-func checkName(s string) string {
+// changes, or the zero flaw when it holds.
+func checkName(s string) flaw {
 	switch n := utf8.RuneCountInString(s); {
 	case n == 0:
-		return "is empty"
+		return flaw{words: "is empty"}
 	case n > maxNameRunes:
-		return "is longer than 64 characters"
+		return flaw{words: "is longer than 64 characters"}
 	}
 	first, _ := utf8.DecodeRuneInString(s)
-	last, _ := utf8.DecodeLastRuneInString(s)
-	for _, r := range [...]rune{first, last} {
-		if r == zwj || r == zwnj {
-			return fmt.Sprintf("starts or ends with a joiner (%U)", r)
+	last, size := utf8.DecodeLastRuneInString(s)
+	for _, c := range [...]struct {
+		r  rune
+		at int
+	}{{first, 0}, {last, len(s) - size}} {
+		if c.r == zwj || c.r == zwnj {
+			return flaw{words: "starts or ends with a joiner (%[2]U at character %[3]d)", at: []int{c.at}}
 		}
 	}
 	var (
 		shows   bool                   // a letter, digit or symbol
-		blank   rune                   // a blank symbol
+		blank   = -1                   // the byte offset of the first blank symbol
 		letters scriptSet              // of the letters so far
-		mixed   string                 // letters.add's first complaint
+		mixed   flaw                   // letters.add's first complaint
 		parts   = make([][2]int, 0, 4) // byte spans of the joiners, selectors and tags of emoji sequences
 		prev    rune                   // the rune before
 		base    rune                   // the last rune before that is neither a selector nor a skin tone
@@ -281,14 +349,14 @@ func checkName(s string) string {
 					break
 				}
 			}
-		case r == '\u2800' || r == '\U0001D159': // BRAILLE PATTERN BLANK, MUSICAL SYMBOL NULL NOTEHEAD
-			blank = r
+		case (r == '\u2800' || r == '\U0001D159') && blank < 0: // BRAILLE PATTERN BLANK, MUSICAL SYMBOL NULL NOTEHEAD
+			blank = i
 		}
 		if !shows && shown(r) {
 			shows = true
 		}
-		if mixed == "" {
-			mixed = letters.add(r)
+		if mixed.words == "" {
+			mixed = letters.add(r, i)
 		}
 		if r != vs16 && !isSkinTone(r) {
 			base = r
@@ -297,13 +365,13 @@ func checkName(s string) string {
 		i += size
 	}
 	if !profileAccepts(s, parts) {
-		return refusal(profiled(s, parts))
+		return refusal(s, parts)
 	}
 	switch {
-	case blank != 0:
-		return fmt.Sprintf("holds a hidden, blank, line-breaking or direction-changing character (%U)", blank)
+	case blank >= 0:
+		return flaw{words: hiddenWords, at: []int{blank}}
 	case !shows:
-		return "has no letter, digit or symbol"
+		return flaw{words: "has no letter, digit or symbol"}
 	}
 	return mixed
 }
@@ -367,30 +435,50 @@ func shown(r rune) bool {
 	return unicode.In(r, unicode.L, unicode.N, unicode.S) && r != '\u2800' && r != '\U0001D159'
 }
 
-// refusal says why the Nickname profile refuses s.
-func refusal(s string) string {
-	for _, r := range s {
-		switch {
-		case r == zwj || r == zwnj || contextual(r):
-			// Allowed in some places: the second loop speaks of them.
-		case r == vs16:
-			return "holds a variation selector (U+FE0F) that follows no emoji"
-		case nickname.Contains(r):
-		case unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector):
-			return fmt.Sprintf("holds a hidden, blank, line-breaking or direction-changing character (%U)", r)
-		default:
-			return fmt.Sprintf("holds %U, a character names may not use (unassigned, private-use or an old Hangul letter)", r)
+// refusal says why the Nickname profile refuses s, which it sees with a
+// placeholder in place of each span of parts.
+func refusal(s string, parts [][2]int) flaw {
+	for pass := range 2 {
+		rest := parts
+		for i := 0; i < len(s); {
+			if len(rest) > 0 && i == rest[0][0] {
+				i = rest[0][1]
+				rest = rest[1:]
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if words := refused(r, pass); words != "" {
+				return flaw{words: words, at: []int{i}}
+			}
+			i += size
 		}
 	}
-	for _, r := range s {
-		switch {
-		case r == zwj || r == zwnj:
-			return fmt.Sprintf("holds a joiner (%U) that joins nothing", r)
-		case contextual(r):
-			return fmt.Sprintf("holds %q (%U) where its script's rule does not allow it", string(r), r)
+	return flaw{words: "is refused by the PRECIS Nickname profile (RFC 8266)"}
+}
+
+// refused is the words of refusal for r: in the first pass, for a character
+// the profile refuses anywhere; in the second, for one it refuses where it
+// stands, once no character of the first kind was found.
+func refused(r rune, pass int) string {
+	switch {
+	case r == zwj || r == zwnj:
+		if pass == 1 {
+			return "holds a joiner (%[2]U at character %[3]d) that joins nothing"
 		}
+	case contextual(r):
+		if pass == 1 {
+			return "holds %[1]q (%[2]U) at character %[3]d where its script's rule does not allow it"
+		}
+	case pass == 1:
+	case r == vs16:
+		return "holds a variation selector (%[2]U at character %[3]d) that follows no emoji"
+	case nickname.Contains(r):
+	case unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector):
+		return hiddenWords
+	default:
+		return disallowedWords
 	}
-	return "is refused by the PRECIS Nickname profile (RFC 8266)"
+	return ""
 }
 
 // contextual reports whether r is one of the characters RFC 5892 allows by
@@ -414,38 +502,42 @@ type scriptSet struct {
 }
 
 type writing struct {
-	name    string
-	table   *unicode.RangeTable
-	example rune // the name's first letter in the script
+	name  string
+	table *unicode.RangeTable
+	first int // the byte offset of the name's first letter in the script
 }
 
-// add takes in r and says how the name now mixes scripts, or "".
-func (s *scriptSet) add(r rune) string {
+// add takes in r, at byte at of the name, and says how the name now mixes
+// scripts, or the zero flaw.
+func (s *scriptSet) add(r rune, at int) flaw {
 	if r < utf8.RuneSelf && (r < 'A' || 'Z' < r && r < 'a' || 'z' < r) {
-		return "" // ASCII's letters are Latin, the rest Common
+		return flaw{} // ASCII's letters are Latin, the rest Common
 	}
 	for _, seen := range s.seen[:s.n] {
 		if unicode.Is(seen.table, r) {
-			return ""
+			return flaw{}
 		}
 	}
 	if unicode.In(r, unicode.Common, unicode.Inherited) {
-		return ""
+		return flaw{}
 	}
 	i := slices.IndexFunc(scriptTables, func(sc writing) bool { return unicode.Is(sc.table, r) })
 	if i < 0 {
-		return "" // unassigned: the profile refuses it
+		return flaw{} // unassigned: the profile refuses it
 	}
 	found := scriptTables[i]
-	found.example = r
+	found.first = at
 	for _, seen := range s.seen[:s.n] {
 		if !together(seen.name, found.name) {
-			return fmt.Sprintf("mixes letters of two scripts (%s %q, %s %q)", seen.name, string(seen.example), found.name, string(r))
+			return flaw{
+				words: fmt.Sprintf("mixes letters of two scripts (%s %%[1]q at character %%[3]d, %s %%[4]q at character %%[6]d)", seen.name, found.name),
+				at:    []int{seen.first, at},
+			}
 		}
 	}
 	s.seen[s.n] = found
 	s.n++
-	return ""
+	return flaw{}
 }
 
 // together reports whether a name may hold letters of scripts a and b, two

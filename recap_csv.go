@@ -3,10 +3,12 @@ package kuis
 import (
 	"bufio"
 	"encoding/csv"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // What a teacher keeps of a quiz: the recap's tables in a form to archive or
@@ -16,13 +18,26 @@ import (
 // returns w's error as it is.
 
 // CSVOption chooses the form of the file a CSV writer of the recap writes
-// (Recap.WriteCSV, WriteGradebookCSV, WriteAnswersCSV). Without one, a writer
-// writes plain encoding/csv, names byte for byte as stored.
+// (Recap.WriteCSV, WriteGradebookCSV, WriteAnswersCSV, CourseRecap.WriteCSV).
+// Without one, a writer writes plain encoding/csv, fields separated by
+// commas, names byte for byte as stored.
 type CSVOption func(*csvOptions)
 
 // csvOptions are what the CSVOptions of one call set.
 type csvOptions struct {
 	spreadsheet bool // ForSpreadsheet's form
+	comma       rune // WithDelimiter's; 0 for the default ','
+}
+
+// WithDelimiter separates the fields with r instead of a comma, in either
+// form: ';' for a spreadsheet in a locale whose decimal separator is the
+// comma (Excel in Indonesian and most European locales splits a file it
+// opens on ';'), or '\t'. A writer given a delimiter encoding/csv refuses
+// (0, '"', '\r', '\n', U+FFFD or a rune that is not valid) returns
+// ErrInvalidOption and writes nothing. Read such a file back with
+// encoding/csv's Reader.Comma set to r.
+func WithDelimiter(r rune) CSVOption {
+	return func(o *csvOptions) { o.comma = r }
 }
 
 // ForSpreadsheet writes the file for a spreadsheet (Excel, LibreOffice Calc,
@@ -74,7 +89,8 @@ func (r Recap) Gradebook() []GradeRow {
 // "participant,score,1,2,...,n" with one column per question of
 // Recap.Questions (1 to jumlah_soal), then one row per participant in
 // Gradebook's order, each question's cell 1 when answered correctly, else 0.
-// opts choose the file's form (ForSpreadsheet).
+// opts choose the file's form (ForSpreadsheet, WithDelimiter); a delimiter
+// encoding/csv refuses is ErrInvalidOption, with nothing written.
 func (r Recap) WriteGradebookCSV(w io.Writer, opts ...CSVOption) error {
 	cw := newCSVWriter(w, opts)
 	header := []string{"participant", "score"}
@@ -105,7 +121,8 @@ func (r Recap) WriteGradebookCSV(w io.Writer, opts ...CSVOption) error {
 // WriteCSV writes the standings with encoding/csv: the header row
 // "rank,competition_rank,participant,score,correct_answers", then one row per
 // participant; correct_answers is score / 10. opts choose the file's form
-// (ForSpreadsheet).
+// (ForSpreadsheet, WithDelimiter); a delimiter encoding/csv refuses is
+// ErrInvalidOption, with nothing written.
 func (r Recap) WriteCSV(w io.Writer, opts ...CSVOption) error {
 	cw := newCSVWriter(w, opts)
 	if err := cw.write([]string{"rank", "competition_rank", "participant", "score", "correct_answers"}); err != nil {
@@ -130,7 +147,8 @@ func (r Recap) WriteCSV(w io.Writer, opts ...CSVOption) error {
 // row "participant,question,answered_at", then one row per answer in
 // Recap.Answers' order; answered_at is RFC 3339 in UTC to the millisecond
 // (2026-11-30T09:15:02.125Z), empty for an answer without a time. opts
-// choose the file's form (ForSpreadsheet).
+// choose the file's form (ForSpreadsheet, WithDelimiter); a delimiter
+// encoding/csv refuses is ErrInvalidOption, with nothing written.
 func (r Recap) WriteAnswersCSV(w io.Writer, opts ...CSVOption) error {
 	cw := newCSVWriter(w, opts)
 	if err := cw.write([]string{"participant", "question", "answered_at"}); err != nil {
@@ -152,26 +170,44 @@ func (r Recap) WriteAnswersCSV(w io.Writer, opts ...CSVOption) error {
 type csvWriter struct {
 	plain   *csv.Writer   // the default form
 	sheet   *bufio.Writer // ForSpreadsheet's form
+	comma   rune          // the delimiter
 	started bool          // ForSpreadsheet's byte order mark is written
+	err     error         // options refused: every write and the flush return it
 }
 
 // newCSVWriter returns the writer of one file to w in the form opts choose.
+// Options it refuses make a writer that writes nothing and returns their
+// ErrInvalidOption from its first write, so that each CSV writer of the
+// library refuses them where it is called.
 func newCSVWriter(w io.Writer, opts []CSVOption) *csvWriter {
-	var o csvOptions
+	o := csvOptions{comma: ','}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
 		}
 	}
-	if !o.spreadsheet {
-		return &csvWriter{plain: csv.NewWriter(w)}
+	if !validDelimiter(o.comma) {
+		return &csvWriter{err: fmt.Errorf("%w: CSV delimiter %+q (want a valid rune other than '\\x00', '\"', '\\r', '\\n' and U+FFFD)", ErrInvalidOption, o.comma)}
 	}
-	return &csvWriter{sheet: bufio.NewWriter(w)}
+	if !o.spreadsheet {
+		plain := csv.NewWriter(w)
+		plain.Comma = o.comma
+		return &csvWriter{plain: plain, comma: o.comma}
+	}
+	return &csvWriter{sheet: bufio.NewWriter(w), comma: o.comma}
+}
+
+// validDelimiter reports whether encoding/csv takes r as a delimiter.
+func validDelimiter(r rune) bool {
+	return r != 0 && r != '"' && r != '\r' && r != '\n' && utf8.ValidRune(r) && r != utf8.RuneError
 }
 
 // write writes one row.
 func (c *csvWriter) write(row []string) error {
-	if c.plain != nil {
+	switch {
+	case c.err != nil:
+		return c.err
+	case c.plain != nil:
 		return c.plain.Write(row)
 	}
 	var b strings.Builder
@@ -181,7 +217,7 @@ func (c *csvWriter) write(row []string) error {
 	}
 	for i, cell := range row {
 		if i > 0 {
-			b.WriteByte(',')
+			b.WriteRune(c.comma)
 		}
 		if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
 			cell = "'" + cell
@@ -197,6 +233,9 @@ func (c *csvWriter) write(row []string) error {
 
 // flush writes what is buffered and returns the first error of the file.
 func (c *csvWriter) flush() error {
+	if c.err != nil {
+		return c.err
+	}
 	if c.plain != nil {
 		c.plain.Flush()
 		return c.plain.Error()

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis"
@@ -133,6 +134,77 @@ func TestCSVForSpreadsheet(t *testing.T) {
 		// "\r\n" inside a quoted field into "\n"; no cell here has one.
 		if diff := cmp.Diff(wantRows, gotRows); diff != "" {
 			t.Errorf("%s: spreadsheet form read back (-want +got):\n%s", w.name, diff)
+		}
+	}
+}
+
+// TestCSVWithDelimiter: WithDelimiter separates the fields of each of the
+// quiz's CSVs, in either form, with its rune; encoding/csv reads the file back
+// with Comma set to it to the default form's cells (a name holding the
+// delimiter, "a;=1+2", quoted); a delimiter encoding/csv refuses is
+// ErrInvalidOption from every writer, with nothing written.
+func TestCSVWithDelimiter(t *testing.T) {
+	t.Parallel()
+	r := hostileRecap()
+	var buf bytes.Buffer
+	if err := r.WriteCSV(&buf, kuis.WithDelimiter(';')); err != nil {
+		t.Fatal(err)
+	}
+	head, _, _ := strings.Cut(buf.String(), "\n8;")
+	if want := "rank;competition_rank;participant;score;correct_answers\n"; !strings.HasPrefix(head, want) {
+		t.Errorf("WriteCSV(WithDelimiter(';')) starts %q, want %q", head, want)
+	}
+	if want := "\n8;1;\"a;=1+2\";10;1\n"; !strings.Contains(buf.String(), want) {
+		t.Errorf("WriteCSV(WithDelimiter(';')) = %q; want the row %q", buf.String(), want)
+	}
+	for _, w := range csvWriters {
+		var plain bytes.Buffer
+		if err := w.write(r, &plain); err != nil {
+			t.Fatal(err)
+		}
+		want, err := csv.NewReader(&plain).ReadAll()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, comma := range []rune{';', '\t', '|', '،'} {
+			for _, sheet := range []bool{false, true} {
+				opts := []kuis.CSVOption{kuis.WithDelimiter(comma)}
+				if sheet {
+					opts = append(opts, kuis.ForSpreadsheet())
+				}
+				var buf bytes.Buffer
+				if err := w.write(r, &buf, opts...); err != nil {
+					t.Fatalf("%s, delimiter %q, spreadsheet %v: %v", w.name, comma, sheet, err)
+				}
+				body, _ := strings.CutPrefix(buf.String(), "\uFEFF")
+				if strings.Count(strings.SplitN(body, "\n", 2)[0], string(comma)) != len(want[0])-1 {
+					t.Errorf("%s, delimiter %q, spreadsheet %v: header %q", w.name, comma, sheet, strings.SplitN(body, "\n", 2)[0])
+				}
+				cr := csv.NewReader(strings.NewReader(body))
+				cr.Comma = comma
+				got, err := cr.ReadAll()
+				if err != nil {
+					t.Fatalf("%s, delimiter %q, spreadsheet %v: reading back: %v", w.name, comma, sheet, err)
+				}
+				for _, row := range got {
+					for i, cell := range row {
+						if sheet && strings.HasPrefix(cell, "'") {
+							row[i] = cell[1:] // the quote before a formula
+						}
+					}
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("%s, delimiter %q, spreadsheet %v: read back (-want +got):\n%s", w.name, comma, sheet, diff)
+				}
+			}
+		}
+		for _, comma := range []rune{0, '"', '\r', '\n', utf8.RuneError, -1, 0x110000, 0xD800} {
+			for _, opts := range [][]kuis.CSVOption{{kuis.WithDelimiter(comma)}, {kuis.ForSpreadsheet(), kuis.WithDelimiter(comma)}} {
+				var buf bytes.Buffer
+				if err := w.write(r, &buf, opts...); !errors.Is(err, kuis.ErrInvalidOption) || buf.Len() != 0 {
+					t.Errorf("%s, delimiter %U, %d options: %v, wrote %q; want ErrInvalidOption and nothing", w.name, comma, len(opts), err, buf.String())
+				}
+			}
 		}
 	}
 }

@@ -9,14 +9,13 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kuisboard/kuis/internal/wire"
 	"github.com/redis/rueidis"
 )
 
 // Team is a named group of participants, as the caller's own records hold
 // it: a team's score is derived from its members' scores, never written.
 type Team struct {
-	Name    string   `json:"name"`
+	Name    string   `json:"name"` // a name as CleanParticipant returns it, as a member's
 	Members []string `json:"members"`
 }
 
@@ -57,10 +56,11 @@ const (
 // WithClientCache: O(M), M the members.
 //
 // Errors, before any I/O: ErrInvalidTeam (no teams, more than 1,000 teams or
-// 10,000 members in all, a team without a name or members, a team name
-// twice or that is not 1 to 256 bytes of UTF-8 without control characters,
-// a member listed twice, in one team or two), ErrInvalidParticipant (a
-// member's name breaks CleanParticipant's rule), ErrInvalidOption (a scoring
+// 10,000 members in all, a team without members, a team name twice or that
+// breaks CleanParticipant's rule, as a member's name may not, so that no
+// name shows reversed, blank or as another's; a member listed twice, in one
+// team or two), ErrInvalidParticipant (a member's name breaks
+// CleanParticipant's rule), ErrInvalidOption (a scoring
 // other than TeamSum and TeamMean); then ErrQuizNotFound, ErrCorrupt (a score
 // that is not sound, or a team whose points add up past 2^63 - 1),
 // ErrForbidden.
@@ -121,9 +121,10 @@ func checkTeams(subject string, teams []Team, by TeamScoring) ([]string, error) 
 	team := make(map[string]string, total) // member → their team
 	members := make([]string, 0, total)
 	for _, t := range teams {
+		if problem := nameProblem(t.Name); problem != "" {
+			return nil, invalid("team name %s %s", quote(t.Name), problem)
+		}
 		switch {
-		case !wire.StoredName(t.Name):
-			return nil, invalid("team name %s (want 1 to %d bytes of UTF-8 without control characters)", quote(t.Name), wire.MaxName)
 		case names[t.Name]:
 			return nil, invalid("team %s is listed twice", quote(t.Name))
 		case len(t.Members) == 0:

@@ -10,6 +10,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/wire"
+	"github.com/redis/rueidis"
 )
 
 // quizLine is one quiz as quizzes -json prints it: the quiz ID and its
@@ -67,15 +69,11 @@ func (c *cli) quizzes(ctx context.Context, keep func(kuis.Status) bool, asJSON b
 	if err != nil {
 		return c.fail("quizzes", err)
 	}
+	sums, errs := c.summaries(sctx, ids)
 	lines := []quizLine{}
 	failed := false
-	for _, id := range ids {
-		board, err := c.store.Board(id)
-		if err != nil {
-			return c.fail("quizzes "+id, err)
-		}
-		sum, err := board.Summary(sctx)
-		switch {
+	for i, id := range ids {
+		switch sum, err := sums[i], errs[i]; {
 		case errors.Is(err, kuis.ErrQuizNotFound): // purged meanwhile
 		case err != nil:
 			c.report("quizzes "+id, err)
@@ -101,6 +99,68 @@ func (c *cli) quizzes(ctx context.Context, keep func(kuis.Status) bool, asJSON b
 		return errReported
 	}
 	return nil
+}
+
+// summaries reads each quiz's Summary: what Board.Summary reads of a quiz
+// (HGETALL of its meta, ZCARD of its board, SCARD of its answers set), for
+// every quiz in one DoMulti, which rueidis sends as one pipeline per node (a
+// cluster client groups the commands by their slot's node), so that a
+// thousand quizzes cost a round trip, not a thousand. A quiz whose replies
+// are not a sound summary (an error, a meta missing or malformed) is read
+// again with Board.Summary, whose error says why in the library's words.
+func (c *cli) summaries(ctx context.Context, ids []string) ([]kuis.Summary, []error) {
+	sums, errs := make([]kuis.Summary, len(ids)), make([]error, len(ids))
+	cmds := make(rueidis.Commands, 0, 3*len(ids))
+	for i, id := range ids {
+		k, err := c.store.Keys(id)
+		if err != nil {
+			errs[i] = err
+			continue
+		}
+		cmds = append(cmds, c.client.B().Hgetall().Key(k.Meta()).Build(), c.client.B().Zcard().Key(k.Board()).Build(),
+			c.client.B().Scard().Key(k.Answers()).Build())
+	}
+	var res []rueidis.RedisResult
+	if len(cmds) > 0 {
+		res = c.client.DoMulti(ctx, cmds...)
+	}
+	for i, id := range ids {
+		if errs[i] != nil {
+			continue
+		}
+		sum, ok := summaryOf(res[:3])
+		res = res[3:]
+		if ok {
+			sums[i] = sum
+			continue
+		}
+		board, err := c.store.Board(id)
+		if err == nil {
+			sum, err = board.Summary(ctx)
+		}
+		sums[i], errs[i] = sum, err
+	}
+	return sums, errs
+}
+
+// summaryOf is the Summary of the replies to HGETALL of a quiz's meta, ZCARD
+// of its board and SCARD of its answers set, when they are sound as
+// Board.Summary reads them: false for anything else, which Board.Summary
+// then reports.
+func summaryOf(res []rueidis.RedisResult) (kuis.Summary, bool) {
+	meta, err := res[0].AsStrMap()
+	if err != nil {
+		return kuis.Summary{}, false
+	}
+	title, hasTitle := meta[wire.FieldTitle]
+	questions, sound := wire.Questions(meta[wire.FieldQuestions])
+	status := meta[wire.FieldStatus]
+	participants, errBoard := res[1].AsInt64()
+	answers, errAnswers := res[2].AsInt64()
+	if !hasTitle || !sound || status != wire.Running && status != wire.Finished || errBoard != nil || errAnswers != nil {
+		return kuis.Summary{}, false
+	}
+	return kuis.Summary{Title: title, Questions: int64(questions), Status: kuis.Status(status), Participants: participants, Answers: answers}, true
 }
 
 // printJSON prints v as one JSON document and a line end.

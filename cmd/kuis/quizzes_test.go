@@ -1,12 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/redistest"
+	"github.com/redis/rueidis"
 )
 
 // TestQuizzes lists every quiz with its status and counts, as text and as
@@ -104,4 +113,175 @@ func words(s string) []string {
 		ls[i] = strings.Join(strings.Fields(l), " ")
 	}
 	return ls
+}
+
+// countingClient counts, per command name, the calls (Do, DoMulti) that
+// carry it and the commands sent, on the client it wraps.
+type countingClient struct {
+	rueidis.Client
+	mu          sync.Mutex
+	calls, sent map[string]int
+}
+
+func newCountingClient(c rueidis.Client) *countingClient {
+	return &countingClient{Client: c, calls: map[string]int{}, sent: map[string]int{}}
+}
+
+func (c *countingClient) note(cmds ...rueidis.Completed) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	seen := map[string]bool{}
+	for _, cmd := range cmds {
+		name := strings.ToUpper(cmd.Commands()[0])
+		c.sent[name]++
+		if !seen[name] {
+			seen[name] = true
+			c.calls[name]++
+		}
+	}
+}
+
+func (c *countingClient) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	c.note(cmd)
+	return c.Client.Do(ctx, cmd)
+}
+
+func (c *countingClient) DoMulti(ctx context.Context, cmds ...rueidis.Completed) []rueidis.RedisResult {
+	c.note(cmds...)
+	return c.Client.DoMulti(ctx, cmds...)
+}
+
+// counts returns what was counted since the last call, and starts again.
+func (c *countingClient) counts() (calls, sent map[string]int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	calls, sent = c.calls, c.sent
+	c.calls, c.sent = map[string]int{}, map[string]int{}
+	return calls, sent
+}
+
+// TestQuizzesOneRoundTrip: quizzes reads the summaries of all the quizzes
+// it found in one DoMulti (one pipeline per node), the same HGETALL, ZCARD
+// and SCARD per quiz that Board.Summary reads, and prints what Board.Summary
+// of each gives; a quiz whose meta is not sound is read again with
+// Board.Summary, and reported in the library's words while the others print.
+func TestQuizzesOneRoundTrip(t *testing.T) {
+	tg := newTarget(t)
+	const n = 40
+	for i := range n {
+		var rounds [][]string
+		if i%3 > 0 {
+			rounds = [][]string{{"Ali", "Budi"}, {"Ali"}}
+		}
+		tg.quiz(fmt.Sprintf("kuis-%02d", i), fmt.Sprintf("Kuis %d", i), 2+i%4, rounds, i%2 == 0)
+	}
+	opts := []kuis.Option{kuis.WithNamespace(tg.ns)}
+	if redistest.Target() == "cluster" {
+		opts = append(opts, kuis.WithHashTag())
+	}
+	counting := newCountingClient(tg.client)
+	store, err := kuis.New(counting, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func() (stdout, stderr string, err error) {
+		var out, errOut bytes.Buffer
+		c := &cli{stdout: &out, stderr: &errOut, client: counting, store: store}
+		c.g.namespace, c.g.timeout = tg.ns, time.Minute
+		err = c.quizzes(tg.ctx, func(kuis.Status) bool { return true }, true)
+		return out.String(), errOut.String(), err
+	}
+	// What Board.Summary of each quiz gives, as quizzes -json prints it.
+	summaries := func() string {
+		ids, err := tg.store.Quizzes(tg.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []quizLine{}
+		for _, id := range ids {
+			b, err := tg.store.Board(id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum, err := b.Summary(tg.ctx); err == nil {
+				want = append(want, quizLine{QuizID: id, Summary: sum})
+			}
+		}
+		js, err := json.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(js) + "\n"
+	}
+
+	want := summaries()
+	counting.counts()
+	out, errOut, err := list()
+	calls, sent := counting.counts()
+	if diff := cmp.Diff(want, out); err != nil || errOut != "" || diff != "" {
+		t.Errorf("quizzes: %v, stderr %q (-Board.Summary +quizzes):\n%s", err, errOut, diff)
+	}
+	wantCalls := map[string]int{"HGETALL": 1, "ZCARD": 1, "SCARD": 1}
+	wantSent := map[string]int{"HGETALL": n, "ZCARD": n, "SCARD": n}
+	for name := range sent {
+		if name != "HGETALL" && name != "ZCARD" && name != "SCARD" {
+			delete(calls, name) // the scan's
+			delete(sent, name)
+		}
+	}
+	if diff := cmp.Diff(wantCalls, calls); diff != "" {
+		t.Errorf("calls that carry each read (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantSent, sent); diff != "" {
+		t.Errorf("reads sent (-want +got):\n%s", diff)
+	}
+
+	tg.raw("HSET", tg.keys("kuis-07").Meta(), "status", "rusak")
+	want = summaries()
+	counting.counts()
+	out, errOut, err = list()
+	calls, _ = counting.counts()
+	if diff := cmp.Diff(want, out); !errors.Is(err, errReported) || diff != "" {
+		t.Errorf("quizzes with a corrupt meta: %v (-Board.Summary +quizzes):\n%s", err, diff)
+	}
+	oneLine(t, "quizzes with a corrupt meta", errOut, "kuis: quizzes kuis-07: ", `field status is "rusak"`)
+	if calls["HGETALL"] != 2 {
+		t.Errorf("quizzes with a corrupt meta: %d calls of HGETALL, want 2: the pipeline and Board.Summary of the corrupt quiz", calls["HGETALL"])
+	}
+}
+
+// BenchmarkQuizzes: kuis quizzes of 1,000 quizzes, SCAN then their
+// summaries.
+func BenchmarkQuizzes(b *testing.B) {
+	client := redistest.Client(b)
+	opts := []kuis.Option{kuis.WithNamespace(redistest.Namespace(b))}
+	if redistest.Target() == "cluster" {
+		opts = append(opts, kuis.WithHashTag())
+	}
+	store, err := kuis.New(client, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.Cleanup(func() {
+		if _, err := store.Purge(ctx); err != nil {
+			b.Error(err)
+		}
+	})
+	for i := range 1000 {
+		meta, err := store.Meta(fmt.Sprintf("kuis-%04d", i))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := meta.Create(ctx, "Kuis", 3); err != nil {
+			b.Fatal(err)
+		}
+	}
+	c := &cli{stdout: io.Discard, stderr: io.Discard, client: client, store: store}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := c.quizzes(ctx, func(kuis.Status) bool { return true }, false); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

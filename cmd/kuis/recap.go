@@ -4,8 +4,10 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/kuisboard/kuis"
 )
@@ -15,7 +17,7 @@ var recapFormats = []string{"standings", "gradebook", "answers", "json"}
 
 var cmdRecap = &command{
 	name:    "recap",
-	args:    "QUIZ [-format standings|gradebook|answers|json] [-spreadsheet] [-o FILE]",
+	args:    "QUIZ [-format standings|gradebook|answers|json] [-spreadsheet] [-delimiter C] [-o FILE]",
 	summary: "a quiz's grades, as CSV or JSON",
 	detail: `
 Takes the quiz's recap (Store.Recap: one consistent snapshot; finish the quiz
@@ -28,11 +30,15 @@ The CSV is the library's default form, which reads back byte for byte; with
 -spreadsheet it is the form for Excel, LibreOffice or Google Sheets
 (ForSpreadsheet): a UTF-8 byte order mark, every cell quoted, and a quote
 before a cell a spreadsheet would run as a formula (a name like =HYPERLINK(...)).
+-delimiter separates the fields with one character instead of a comma
+(WithDelimiter): ';' for Excel in a locale whose decimal separator is the
+comma (Indonesian, most European ones), or tab.
 With -o FILE the file is written whole or not at all (a temporary file,
 flushed and renamed), readable by its owner only.`,
 	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		format := fs.String("format", "standings", "`FORMAT`: standings, gradebook, answers or json")
 		sheet := fs.Bool("spreadsheet", false, "CSV for a spreadsheet: BOM, quoted cells, formulas made text")
+		delimiter := fs.String("delimiter", ",", "separate the CSV's fields with `C`, one character (or tab)")
 		out := fs.String("o", "", "write to `FILE` instead of stdout")
 		return func(ctx context.Context, c *cli, args []string) error {
 			id, err := oneQuiz("recap", args)
@@ -49,6 +55,16 @@ flushed and renamed), readable by its owner only.`,
 				}
 				opts = append(opts, kuis.ForSpreadsheet())
 			}
+			if *delimiter != "," {
+				if *format == "json" {
+					return usagef("kuis recap: -delimiter is for the CSV formats, not json")
+				}
+				comma, err := csvDelimiter(*delimiter)
+				if err != nil {
+					return err
+				}
+				opts = append(opts, kuis.WithDelimiter(comma))
+			}
 			if err := c.connect(ctx); err != nil {
 				return err
 			}
@@ -58,6 +74,20 @@ flushed and renamed), readable by its owner only.`,
 			return c.recap(ctx, id, *format, *out, opts)
 		}
 	},
+}
+
+// csvDelimiter is -delimiter's character: one that WithDelimiter takes, or
+// the word tab.
+func csvDelimiter(s string) (rune, error) {
+	if s == "tab" {
+		return '\t', nil
+	}
+	r, size := utf8.DecodeRuneInString(s)
+	// An empty recap written to nowhere asks the library whether it takes r.
+	if size != len(s) || s == "" || (kuis.Recap{}).WriteCSV(io.Discard, kuis.WithDelimiter(r)) != nil {
+		return 0, usagef("kuis recap: -delimiter %+q: want one character other than '\"', CR and LF, or tab", s)
+	}
+	return r, nil
 }
 
 func (c *cli) recap(ctx context.Context, id, format, out string, opts []kuis.CSVOption) error {

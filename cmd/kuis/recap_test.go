@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -76,4 +77,59 @@ func TestRecap(t *testing.T) {
 		t.Errorf("recap of a missing quiz: exit %d, stdout %q", r.code, r.stdout)
 	}
 	oneLine(t, "recap of a missing quiz", r.stderr, "kuis: recap kuis-99: no such quiz in namespace")
+}
+
+// TestRecapDelimiter: -delimiter prints each CSV format as the library's
+// writer writes it with WithDelimiter, in either form ("tab" is a tab); a
+// delimiter the library refuses, more than one character, or one given with
+// -format json is a usage error before any connection.
+func TestRecapDelimiter(t *testing.T) {
+	tg := newTarget(t)
+	tg.quiz("kuis-01", "Kuis", 2, [][]string{{"Ali", "Siti; A."}, {"Søren"}}, true)
+	recap, err := tg.store.Recap(tg.ctx, "kuis-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer := map[string]func(*bytes.Buffer, ...kuis.CSVOption) error{
+		"standings": func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteCSV(b, o...) },
+		"gradebook": func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteGradebookCSV(b, o...) },
+		"answers":   func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteAnswersCSV(b, o...) },
+	}
+	for format, write := range writer {
+		for flag, comma := range map[string]rune{";": ';', "tab": '\t', "|": '|', ",": ','} {
+			for _, sheet := range []bool{false, true} {
+				args := []string{"recap", "kuis-01", "-format", format, "-delimiter", flag}
+				opts := []kuis.CSVOption{kuis.WithDelimiter(comma)}
+				if sheet {
+					args = append(args, "-spreadsheet")
+					opts = append(opts, kuis.ForSpreadsheet())
+				}
+				var want bytes.Buffer
+				if err := write(&want, opts...); err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want.String(), tg.must(args...)); diff != "" {
+					t.Errorf("%v (-want +got):\n%s", args, diff)
+				}
+			}
+		}
+	}
+	for _, tt := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"-delimiter", ""}, `-delimiter ""`},
+		{[]string{"-delimiter", ";;"}, `-delimiter ";;"`},
+		{[]string{"-delimiter", `"`}, `-delimiter "\""`},
+		{[]string{"-delimiter", "\n"}, `-delimiter "\n"`},
+		{[]string{"-delimiter", "\r"}, `-delimiter "\r"`},
+		{[]string{"-delimiter", "\xff"}, `-delimiter "\xff"`},
+		{[]string{"-delimiter", ";", "-format", "json"}, "-delimiter is for the CSV formats"},
+	} {
+		r := runKuis(nil, append([]string{"-addr", unreachable, "recap", "kuis-01"}, tt.args...)...)
+		if r.code != 2 || r.stdout != "" {
+			t.Errorf("recap %q: exit %d, stdout %q; want 2 and nothing", tt.args, r.code, r.stdout)
+		}
+		oneLine(t, fmt.Sprintf("recap %q", tt.args), r.stderr, "kuis recap", tt.says)
+	}
 }

@@ -119,6 +119,7 @@ func TestTeamsRoster(t *testing.T) {
 		{"team,member\n", "roster.csv has no rows team,member"},
 		{"", "roster.csv has no rows team,member"},
 		{"A,Ali\n" + strings.Repeat("x", 257) + ",Budi\n", "kuis teams -roster roster.csv: invalid team"},
+		{"A,Ali\n\u202eB,Budi\n", `invalid team: quiz "kuis-01": team name "\u202eB" holds a hidden`},
 	}
 	for _, tt := range tests {
 		dir := t.TempDir()

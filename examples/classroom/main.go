@@ -604,12 +604,12 @@ func showCourse(ctx context.Context, out io.Writer, course *kuis.Course, recap k
 	if len(standings) != len(recap.Standings) {
 		return fmt.Errorf("the course board holds %d students, the recap %d", len(standings), len(recap.Standings))
 	}
-	fmt.Fprintln(out, "The course board's top 5 (equal totals in Redis's name order; a course keeps no times):")
+	fmt.Fprintln(out, "The course board's top 5 (equal totals share a rank, all in or all out, in Redis's name order; a course keeps no times):")
 	for _, s := range standings {
 		if s.Score != scores[s.Participant] {
 			return fmt.Errorf("%s has %d points in the course, %d in the recap", s.Participant, s.Score, scores[s.Participant])
 		}
-		if s.Rank <= 5 {
+		if s.CompetitionRank <= 5 {
 			fmt.Fprintf(out, "  %d. %-18s %3d\n", s.CompetitionRank, s.Participant, s.Score)
 		}
 	}
