@@ -45,8 +45,10 @@ func FormatLedgerPoints(points int64) string { return strconv.FormatInt(points, 
 // FormatLedgerPoints writes of a multiple of Points from 0 to MaxScore, so
 // that a value read back is written back byte for byte.
 func ParseLedgerPoints(s string) (points int64, ok bool) {
-	n, ok := ledgerNumber(s)
-	return n, ok && n%Points == 0
+	if n, ok := ledgerNumber(s); ok && n%Points == 0 {
+		return n, true
+	}
+	return 0, false
 }
 
 // ledgerNumber reads a decimal from 0 to MaxScore without sign or leading
