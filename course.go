@@ -76,12 +76,17 @@ func (c *Course) fail(err error, quizID, instance, key string) error {
 	var re *rueidis.RedisError
 	if errors.As(err, &re) {
 		if rest, ok := strings.CutPrefix(re.Error(), "KUIS_CONFLICT "); ok {
-			f := append(strings.Split(rest, "\t"), "", "", "")
+			f := append(strings.Split(rest, conflictSeparator), "", "", "")
 			return c.conflict(quizID, instance, ConflictReason(f[0]), f[1], f[2], f[3])
 		}
 	}
 	return replyError(err, c.about(quizID, ""), key)
 }
+
+// conflictSeparator separates the fields of course.lua's KUIS_CONFLICT: the
+// unit separator, a control character no stored name holds, which no server
+// turns into a space as miniredis does a tab.
+const conflictSeparator = "\x1f"
 
 // conflict is the ConflictError of the instance of quizID.
 func (c *Course) conflict(quizID, instance string, reason ConflictReason, participant, held, given string) *ConflictError {

@@ -1251,3 +1251,380 @@ func TestCourseClientCache(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestCourseInstances: a quiz ID created again after its purge is another
+// quiz instance. Folded into one course, both count (Ali 20 + 10); Quizzes
+// lists both, in start order; the recap's entries and the CSV's columns
+// tell them apart; Unfold of the ID refuses, naming both; UnfoldInstance
+// takes one out.
+func TestCourseInstances(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.course(courseID())
+	id := quizID()
+	play := func(scores map[string]int) kuis.Recap {
+		t.Helper()
+		e.nextMillisecond() // a new instance starts in a later millisecond
+		if err := e.meta(id).Create(e.ctx, "Kuis "+id, 2); err != nil {
+			t.Fatal(err)
+		}
+		var in []kuis.AnswerInput
+		for name, n := range scores {
+			for q := 1; q <= n; q++ {
+				in = append(in, kuis.AnswerInput{Participant: name, Question: q})
+			}
+		}
+		if _, err := e.board(id).RecordAnswers(e.ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		e.finish(id)
+		rc := e.recap(id)
+		if _, err := e.store.PurgeQuiz(e.ctx, id, c.Archive(nil)); err != nil {
+			t.Fatal(err)
+		}
+		return rc
+	}
+	first := play(map[string]int{"Ali": 2, "Budi": 1})
+	second := play(map[string]int{"Ali": 1, "Eka": 1})
+	if first.Instance == second.Instance {
+		t.Fatalf("two quizzes under %s share instance %s", id, first.Instance)
+	}
+	wantFolded(t, e, c, first, second)
+	if s, err := c.Standing(e.ctx, "Ali"); err != nil || s.Score != 30 {
+		t.Errorf("Standing(Ali) = %+v, %v; want 30 points", s, err)
+	}
+	r, err := c.Recap(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantQuizzes := []kuis.CourseQuiz{{QuizID: id, Instance: first.Instance, Questions: 2, Participants: 2, Points: 30},
+		{QuizID: id, Instance: second.Instance, Questions: 2, Participants: 2, Points: 20}}
+	wantEntries := []kuis.CourseEntry{{id, first.Instance, "Ali", 20}, {id, first.Instance, "Budi", 10},
+		{id, second.Instance, "Ali", 10}, {id, second.Instance, "Eka", 10}}
+	noTimes := cmpopts.IgnoreFields(kuis.CourseQuiz{}, "FoldedAt")
+	if diff := cmp.Diff(wantQuizzes, r.Quizzes, noTimes); diff != "" {
+		t.Errorf("Recap.Quizzes (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantEntries, r.Entries); diff != "" {
+		t.Errorf("Recap.Entries (-want +got):\n%s", diff)
+	}
+	if r.Possible != 40 {
+		t.Errorf("Recap.Possible = %d; want 40", r.Possible)
+	}
+	column := func(instance string) string {
+		ms, _, _ := strings.Cut(instance, "-")
+		n, _ := strconv.ParseInt(ms, 10, 64)
+		return id + " " + time.UnixMilli(n).UTC().Format("2006-01-02T15:04:05.000Z")
+	}
+	var buf bytes.Buffer
+	if err := r.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&buf).ReadAll()
+	wantRows := [][]string{{"rank", "competition_rank", "participant", "score", column(first.Instance), column(second.Instance)},
+		{"1", "1", "Ali", "30", "20", "10"}, {"2", "2", "Eka", "10", "0", "10"}, {"3", "2", "Budi", "10", "10", "0"}}
+	if diff := cmp.Diff(wantRows, rows); err != nil || diff != "" {
+		t.Errorf("WriteCSV: %v (-want +got):\n%s", err, diff)
+	}
+
+	before := e.courseDump(c)
+	_, err = c.Unfold(e.ctx, id)
+	want := &kuis.ConflictError{Course: c.Keys().CourseID(), Quiz: id, Reason: kuis.ConflictInstances,
+		Instances: []string{first.Instance, second.Instance}}
+	if diff := cmp.Diff(want, conflictOf(err)); !errors.Is(err, kuis.ErrConflict) || diff != "" {
+		t.Errorf("Unfold of an ID in two instances = %v (-want +got):\n%s", err, diff)
+	}
+	if diff := cmp.Diff(before, e.courseDump(c)); diff != "" {
+		t.Errorf("a refused Unfold changed the course (-before +after):\n%s", diff)
+	}
+	got, err := c.UnfoldInstance(e.ctx, id, first.Instance)
+	if diff := cmp.Diff([]kuis.Correction{{"Ali", 30, 10}, {"Budi", 10, 0}}, got); err != nil || diff != "" {
+		t.Errorf("UnfoldInstance(first): %v (-want +got):\n%s", err, diff)
+	}
+	wantFolded(t, e, c, second)
+	if got, err := c.Unfold(e.ctx, id); err != nil || len(got) != 2 {
+		t.Errorf("Unfold of an ID in one instance = %v, %v; want Ali's and Eka's corrections", got, err)
+	}
+	wantFolded(t, e, c)
+}
+
+// TestCourseInstanceOrder: Quizzes orders instances by quiz ID, then by
+// start time as numbers (9 ms before 10 ms), NoInstance first; the CSV names
+// each column by its start in UTC, the quiz ID alone for NoInstance.
+func TestCourseInstanceOrder(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.course(courseID())
+	fold(t, e, c, withInstance(handRecap("kuis-02", 1, "Ali", 10), "10-0"), withInstance(handRecap("kuis-02", 1, "Ali", 10), "9-1"),
+		withInstance(handRecap("kuis-02", 1, "Ali", 0), "9-0"), handRecap("kuis-02", 1, "Budi", 10),
+		withInstance(handRecap("kuis-01", 1, "Ali", 10), "1733299200000-0"))
+	r, err := c.Recap(e.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, q := range r.Quizzes {
+		got = append(got, q.QuizID+"@"+q.Instance)
+	}
+	if diff := cmp.Diff([]string{"kuis-01@1733299200000-0", "kuis-02@0-0", "kuis-02@9-0", "kuis-02@9-1", "kuis-02@10-0"}, got); diff != "" {
+		t.Errorf("Quizzes (-want +got):\n%s", diff)
+	}
+	var buf bytes.Buffer
+	if err := r.WriteCSV(&buf); err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := strings.Cut(buf.String(), "\n")
+	want := "rank,competition_rank,participant,score,kuis-01 2024-12-04T08:00:00.000Z,kuis-02," +
+		"kuis-02 1970-01-01T00:00:00.009Z,kuis-02 1970-01-01T00:00:00.009Z,kuis-02 1970-01-01T00:00:00.010Z"
+	if header != want {
+		t.Errorf("CSV header = %q; want %q", header, want)
+	}
+}
+
+// TestCourseFoldCutThenOtherRecap: a fold of 250 of an instance's 300
+// participants cut short, then a recap of 10 other participants under the
+// same instance, is a ConflictRecap with nothing written, before and at
+// its script; the first recap folded again completes the instance.
+func TestCourseFoldCutThenOtherRecap(t *testing.T) {
+	t.Parallel()
+	e := newTunedEnv(t, kuis.Tuning{FoldStep: 50})
+	c := e.course(courseID())
+	rc, _ := classRecap("kuis-dua-rekap", 300)
+	rc.Instance = "1733299200000-0"
+	cut := courseOn(t, e.storeOn(partHook{Client: e.client, cut: 5, mu: &sync.Mutex{}, parts: new(int)}), c.Keys().CourseID())
+	if got, err := cut.Fold(e.ctx, rc); !errors.Is(err, errCut) || got.Participants != 250 {
+		t.Fatalf("cut Fold = %+v, %v; want 250 participants and the cut", got, err)
+	}
+	var pairs []any
+	for i := range 10 {
+		pairs = append(pairs, fmt.Sprintf("q%03d", i), 10)
+	}
+	other := withInstance(handRecap("kuis-dua-rekap", 7, pairs...), rc.Instance)
+	before := e.courseDump(c, other)
+	got, err := c.Fold(e.ctx, other)
+	want := &kuis.ConflictError{Course: c.Keys().CourseID(), Quiz: "kuis-dua-rekap", Instance: rc.Instance, Reason: kuis.ConflictRecap}
+	if diff := cmp.Diff(want, conflictOf(err)); !errors.Is(err, kuis.ErrConflict) || diff != "" || got != (kuis.Fold{}) {
+		t.Errorf("Fold of another recap = %+v, %v (-want +got):\n%s", got, err, diff)
+	}
+	if strings.Contains(err.Error(), "Unfold") && !strings.Contains(err.Error(), "UnfoldInstance") {
+		t.Errorf("the conflict %q advises Unfold, which would take the whole quiz ID out", err)
+	}
+	if diff := cmp.Diff(before, e.courseDump(c, other)); diff != "" {
+		t.Errorf("a refused fold changed the course (-before +after):\n%s", diff)
+	}
+	if got, err := c.Fold(e.ctx, rc); err != nil || got.Participants != 50 {
+		t.Errorf("Fold of the first recap again = %+v, %v; want the 50 missing", got, err)
+	}
+	wantFolded(t, e, c, rc)
+}
+
+// TestCourseFoldRacingRecaps: two disjoint recaps of 600 participants of one
+// instance, folded at the same time from two goroutines, 30 times over on a
+// fresh course: the first part of one writes the instance's marker, so
+// exactly one recap is folded wholly and the other refused (ConflictRecap,
+// or ConflictParticipants if it comes after the first is complete), never a
+// mixed ledger; Audit finds nothing.
+func TestCourseFoldRacingRecaps(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	rounds := 30
+	for round := range rounds {
+		c := e.course(courseID())
+		var a, b []any
+		for i := range 600 {
+			a = append(a, fmt.Sprintf("a%03d", i), 10*(i%3))
+			b = append(b, fmt.Sprintf("b%03d", i), 10*(i%3))
+		}
+		rcs := []kuis.Recap{withInstance(handRecap("kuis-balap", 3, a...), "5-0"), withInstance(handRecap("kuis-balap", 3, b...), "5-0")}
+		errs := make([]error, 2)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i := range rcs {
+			wg.Go(func() {
+				<-start
+				_, errs[i] = c.Fold(e.ctx, rcs[i])
+			})
+		}
+		close(start)
+		wg.Wait()
+		var won []kuis.Recap
+		for i, err := range errs {
+			switch ce := conflictOf(err); {
+			case err == nil:
+				won = append(won, rcs[i])
+			case ce == nil || ce.Reason != kuis.ConflictRecap && ce.Reason != kuis.ConflictParticipants:
+				t.Errorf("round %d: Fold %d: %v; want nil or ConflictRecap", round, i, err)
+			}
+		}
+		if len(won) != 1 {
+			t.Fatalf("round %d: %d folds succeeded (%v); want exactly one", round, len(won), errs)
+		}
+		wantFolded(t, e, c, won...)
+	}
+}
+
+// TestCourseNoWriteNoWait: a course operation that writes nothing sends no
+// script that writes (its permission check is read-only), so that with
+// WithReplicas no WAIT follows it; on servers of the test's own, a primary
+// with a replica, it sends no WAIT, while a fold that writes does.
+func TestCourseNoWriteNoWait(t *testing.T) {
+	t.Parallel()
+	calls := func(e *env, c *kuis.Course) []refusedCall {
+		folded := withInstance(handRecap("kuis-a", 3, "Ali", 30, "Budi", 20), "7-0")
+		if _, err := c.Fold(e.ctx, folded); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Fold(e.ctx, withInstance(folded, "8-0")); err != nil {
+			t.Fatal(err)
+		}
+		other := handRecap("kuis-b", 1, "Ali", 10)
+		other.Info.Course = "lain"
+		return []refusedCall{
+			{"Fold again", func() error { _, err := c.Fold(e.ctx, folded); return err }},
+			{"Fold of a conflicting recap", func() error {
+				_, err := c.Fold(e.ctx, withInstance(handRecap("kuis-a", 3, "Ali", 20), "7-0"))
+				return wantErr(err, kuis.ErrConflict)
+			}},
+			{"Unfold of a quiz never folded", func() error { _, err := c.Unfold(e.ctx, "kuis-z"); return err }},
+			{"Unfold of an ID in two instances", func() error { _, err := c.Unfold(e.ctx, "kuis-a"); return wantErr(err, kuis.ErrConflict) }},
+			{"UnfoldInstance never folded", func() error { _, err := c.UnfoldInstance(e.ctx, "kuis-a", "9-0"); return err }},
+			{"Repair of a clean course", func() error { _, err := c.Repair(e.ctx); return err }},
+			{"Archive of another course's quiz", func() error { return wantErr(c.Archive(nil)(e.ctx, other), kuis.ErrConflict) }},
+		}
+	}
+	e := newEnv(t)
+	rec := newRecorder(e.client)
+	c := courseOn(t, e.storeOn(rec), courseID())
+	for _, call := range calls(e, c) {
+		rec.start()
+		err := call.call()
+		sent := rec.stop()
+		if err != nil {
+			t.Errorf("%s: %v", call.name, err)
+		}
+		if n := countOf(sent, "EVALSHA") + countOf(sent, "EVAL"); n > 0 {
+			t.Errorf("%s sent %v: %d scripts that write", call.name, sent, n)
+		}
+	}
+	if redistest.Target() != "standalone" {
+		return
+	}
+	primary, _ := primaryWithReplica(t, redistest.NewServers(t, 17700, 17799))
+	rec = newRecorder(ownClient(t, primary.Addr()))
+	s, err := kuis.New(rec, kuis.WithReplicas(1, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = courseOn(t, s, courseID())
+	e = envWith(t, ownClient(t, primary.Addr()))
+	rec.start()
+	cs := calls(e, c)
+	if sent := rec.stop(); countOf(sent, "WAIT") == 0 {
+		t.Errorf("two folds that wrote sent %v: no WAIT", sent)
+	}
+	for _, call := range cs {
+		rec.start()
+		err := call.call()
+		if sent := rec.stop(); err != nil || countOf(sent, "WAIT") != 0 {
+			t.Errorf("%s: %v, sent %v; want no WAIT", call.name, err, sent)
+		}
+	}
+}
+
+// wantErr is nil when err is want, and otherwise an error saying so.
+func wantErr(err, want error) error {
+	if errors.Is(err, want) {
+		return nil
+	}
+	return fmt.Errorf("got %v, want %v", err, want)
+}
+
+// TestCourseFoldReadsOneInstance: folding again and unfolding one small
+// quiz instance of a course that holds two big ones reads only that
+// instance's keys: no HSCAN for a fold, one page of its own ledger for
+// UnfoldInstance, and one page of the index more for Unfold, whatever the
+// other instances hold (pages of 5 fields: the others would take dozens).
+// On a real server the server's own command counts say the same.
+func TestCourseFoldReadsOneInstance(t *testing.T) {
+	e := newTunedEnv(t, kuis.Tuning{PageSize: 5})
+	c := e.course(courseID())
+	for _, id := range []string{"kuis-besar-1", "kuis-besar-2"} {
+		rc, _ := classRecap(id, 200)
+		fold(t, e, c, rc)
+	}
+	small := handRecap("kuis-kecil", 2, "Ali", 20, "Budi", 10, "Citra", 0)
+	fold(t, e, c, small)
+	rec := newRecorder(e.client)
+	rc := courseOn(t, e.storeOn(rec), c.Keys().CourseID())
+	for _, step := range []struct {
+		name  string
+		call  func() error
+		scans int
+	}{
+		{"Fold again", func() error { _, err := rc.Fold(e.ctx, small); return err }, 0},
+		{"UnfoldInstance", func() error { _, err := rc.UnfoldInstance(e.ctx, "kuis-kecil", kuis.NoInstance); return err }, 1},
+		{"Fold", func() error { _, err := rc.Fold(e.ctx, small); return err }, 0},
+		{"Unfold", func() error { _, err := rc.Unfold(e.ctx, "kuis-kecil"); return err }, 2},
+	} {
+		var before map[string]int64
+		if redistest.Real() {
+			before = commandCalls(t, e.ctx, e.client, "hscan", "hgetall", "hkeys")
+		}
+		rec.start()
+		err := step.call()
+		sent := rec.stop()
+		if err != nil || countOf(sent, "HSCAN") != step.scans || countOf(sent, "HGETALL") != 0 {
+			t.Errorf("%s: %v, sent %v; want %d HSCAN", step.name, err, sent, step.scans)
+		}
+		if redistest.Real() {
+			// Other tests share the server: at most a few of theirs.
+			after := commandCalls(t, e.ctx, e.client, "hscan", "hgetall", "hkeys")
+			if n := after["hscan"] - before["hscan"] + after["hgetall"] - before["hgetall"]; n > int64(step.scans)+10 {
+				t.Errorf("%s: the server ran %d HSCAN and HGETALL; want about %d, not the other instances' %d pages",
+					step.name, n, step.scans, 2*200/5)
+			}
+		}
+	}
+	wantFolded(t, e, c, func() []kuis.Recap {
+		a, _ := classRecap("kuis-besar-1", 200)
+		b, _ := classRecap("kuis-besar-2", 200)
+		return []kuis.Recap{a, b}
+	}()...)
+}
+
+// TestCourseArchiveOtherCourse: PurgeQuiz with Course.Archive of a quiz
+// whose meta names another course is a ConflictCourse naming both: nothing
+// is folded, next is not called, the quiz is kept, and the message does not
+// advise an Unfold.
+func TestCourseArchiveOtherCourse(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	c := e.course(courseID())
+	id, _, _ := e.reference()
+	e.mustRaw("HSET", e.keys(id).Meta(), "kursus", "ips-9c")
+	e.finish(id)
+	called := false
+	next := func(context.Context, kuis.Recap) error { called = true; return nil }
+	before := e.courseDump(c, e.recap(id))
+	n, err := e.store.PurgeQuiz(e.ctx, id, c.Archive(next))
+	want := &kuis.ConflictError{Course: c.Keys().CourseID(), Quiz: id, Instance: e.instance(id), Reason: kuis.ConflictCourse,
+		Held: "ips-9c", Given: c.Keys().CourseID()}
+	if diff := cmp.Diff(want, conflictOf(err)); n != 0 || !errors.Is(err, kuis.ErrConflict) || diff != "" {
+		t.Errorf("PurgeQuiz = %d, %v (-want +got):\n%s", n, err, diff)
+	}
+	if err != nil && (!strings.Contains(err.Error(), `"ips-9c"`) || !strings.Contains(err.Error(), strconv.Quote(c.Keys().CourseID())) ||
+		strings.Contains(err.Error(), "nfold")) {
+		t.Errorf("the message %q does not name both courses, or advises an unfold", err)
+	}
+	if called || !e.exists(e.keys(id).Meta()) {
+		t.Errorf("next called %v, meta kept %v; want next not called and the quiz kept", called, e.exists(e.keys(id).Meta()))
+	}
+	if diff := cmp.Diff(before, e.courseDump(c, e.recap(id))); diff != "" {
+		t.Errorf("the refused archive changed the course (-before +after):\n%s", diff)
+	}
+	// Its own course takes it.
+	own := e.course("ips-9c")
+	if n, err := e.store.PurgeQuiz(e.ctx, id, own.Archive(next)); err != nil || n != 5 || !called {
+		t.Errorf("PurgeQuiz into its own course = %d, %v, next called %v", n, err, called)
+	}
+}

@@ -22,7 +22,9 @@
 --     Reply: {participant, was, now, ...} for each participant the ledger
 --     held, was and now the board's total before and after.
 -- Refusals, before anything is written: KUIS_FORBIDDEN; KUIS_CONFLICT
--- '<reason>\t<participant>\t<held>\t<given>' when the index holds a marker
+-- '<reason>\31<participant>\31<held>\31<given>' (separated by the unit
+-- separator, a control character no stored name holds and, unlike a tab,
+-- no server turns into a space) when the index holds a marker
 -- of another recap ('questions': another possible; 'recap': its fold is in
 -- parts; 'points': a pair held with other points; 'participants': the
 -- ledger lacks a participant of the recap, or holds one more) or a pair is
@@ -41,7 +43,7 @@ end
 
 -- conflict is the refusal of a fold, in the form the Go side decodes.
 local function conflict(reason, participant, held, given)
-  return g.refuse('KUIS_CONFLICT', reason .. '\t' .. (participant or '') .. '\t' .. (held or '') .. '\t' .. (given or ''))
+  return g.refuse('KUIS_CONFLICT', reason .. '\31' .. (participant or '') .. '\31' .. (held or '') .. '\31' .. (given or ''))
 end
 
 -- heldMarker reads the instance's marker: nil when none, or the error.
