@@ -112,7 +112,7 @@ var (
 	ranked       = []script.Script{script.Ranked}
 	recapInParts = []string{"WATCH", "HGETALL", "ZCARD", "ZSCAN", "SSCAN", "XRANGE", "MULTI", "EXEC", "UNWATCH"}
 	waited       = []string{"WAIT"} // after a script that writes, with WithReplicas
-	courseWhole  = []string{"WATCH", "HSCAN", "TYPE", "PTTL", "ZSCAN", "MULTI", "EXEC", "UNWATCH"}
+	courseWhole  = []string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "EXEC", "UNWATCH"}
 	course       = []script.Script{script.CourseCheck, script.Course}
 	courseCheck  = []script.Script{script.CourseCheck}
 )
@@ -158,10 +158,10 @@ var operations = []operation{
 	{"recap the course", "Course.Recap", courseWhole, nil, "O(L + N)", everyone},
 	{"audit the course", "Course.Audit", []string{"TYPE", "PTTL", "WATCH", "HSCAN", "ZSCAN", "MULTI", "EXEC"}, nil, "O(L + N)", overseers},
 	{"repair the course board", "Course.Repair",
-		[]string{"WATCH", "HSCAN", "TYPE", "PTTL", "ZSCAN", "MULTI", "ZADD", "ZREM", "EXEC", "UNWATCH", "WAIT"}, courseCheck,
+		[]string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "ZADD", "ZREM", "EXEC", "UNWATCH", "WAIT"}, courseCheck,
 		"O(L + N)", operator},
 	{"archive and purge a course", "Course.Purge",
-		[]string{"WATCH", "HSCAN", "TYPE", "PTTL", "ZSCAN", "MULTI", "UNLINK", "EXEC", "UNWATCH", "WAIT"}, courseCheck,
+		[]string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "UNLINK", "EXEC", "UNWATCH", "WAIT"}, courseCheck,
 		"O(L + N)", operator},
 }
 

@@ -35,7 +35,7 @@ func (c *Course) Audit(ctx context.Context) ([]Violation, error) {
 	add := func(key, rule, format string, args ...any) {
 		found = append(found, Violation{Key: key, Rule: rule, Detail: fmt.Sprintf(format, args...)})
 	}
-	var read courseReads
+	read := courseReads{shapes: true}
 	for i, key := range []string{k.board, k.quizzes} {
 		typ, err := res[2*i].ToString()
 		if err != nil {
@@ -48,7 +48,7 @@ func (c *Course) Audit(ctx context.Context) ([]Violation, error) {
 		want := []string{"zset", "hash"}[i]
 		switch typ {
 		case want, "none":
-			read = courseReads{board: read.board || i == 0, index: read.index || i == 1}
+			read.board, read.index = read.board || i == 0, read.index || i == 1
 		default:
 			add(key, "type", "is a %s, want a %s", typ, want)
 		}

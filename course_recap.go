@@ -33,9 +33,9 @@ type keyShape struct {
 	ttl int64
 }
 
-// courseReads says which keys a snapshot reads: Audit skips a key of the
-// wrong type.
-type courseReads struct{ index, board bool }
+// courseReads says which keys a snapshot reads (Audit skips a key of the
+// wrong type), and whether it reads the ledgers' types and TTLs (Audit's).
+type courseReads struct{ index, board, shapes bool }
 
 // snapshot reads the course's keys (those read says) whole, in pages, on one
 // connection that WATCHes each before it reads it (the board, the index,
@@ -63,7 +63,7 @@ func (c *Course) snapshot(ctx context.Context, read courseReads, decide func(cou
 			if snap.index, err = c.pager(conn, "").fields(ctx, k.quizzes, "*"); err != nil {
 				return err
 			}
-			if err := c.readLedgers(ctx, conn, &snap); err != nil {
+			if err := c.readLedgers(ctx, conn, read, &snap); err != nil {
 				return err
 			}
 		}
@@ -123,8 +123,9 @@ func (c *Course) watch(ctx context.Context, conn rueidis.DedicatedClient, keys .
 }
 
 // readLedgers WATCHes every ledger the snapshot's index lists, reads its
-// TYPE and PTTL, then the hashes (and missing keys) whole.
-func (c *Course) readLedgers(ctx context.Context, conn rueidis.DedicatedClient, snap *courseSnapshot) error {
+// TYPE and PTTL when read says (Audit, which skips one of the wrong type),
+// then the ledgers whole (a missing one as empty).
+func (c *Course) readLedgers(ctx context.Context, conn rueidis.DedicatedClient, read courseReads, snap *courseSnapshot) error {
 	fields := slices.Sorted(maps.Keys(snap.index))
 	keys := make([]string, len(fields))
 	cmds := make([]rueidis.Completed, 0, 2*len(fields))
@@ -136,21 +137,24 @@ func (c *Course) readLedgers(ctx context.Context, conn rueidis.DedicatedClient, 
 	if err := c.watch(ctx, conn, keys...); err != nil {
 		return err
 	}
-	res := send(ctx, conn, cmds...)
+	var res []rueidis.RedisResult
+	if read.shapes && len(cmds) > 0 {
+		res = send(ctx, conn, cmds...)
+	}
 	for i, f := range fields {
-		typ, err := res[2*i].ToString()
-		if err != nil {
-			return c.fail(err, "", "", keys[i])
+		shape := keyShape{typ: "hash", ttl: -1}
+		if res != nil {
+			var err error
+			if shape.typ, err = res[2*i].ToString(); err != nil {
+				return c.fail(err, "", "", keys[i])
+			}
+			if shape.ttl, err = res[2*i+1].AsInt64(); err != nil {
+				return c.fail(err, "", "", keys[i])
+			}
 		}
-		ttl, err := res[2*i+1].AsInt64()
-		if err != nil {
-			return c.fail(err, "", "", keys[i])
-		}
-		snap.shapes[f] = keyShape{typ: typ, ttl: ttl}
-		switch typ {
-		case "none":
-			snap.ledgers[f] = map[string]string{}
-		case "hash":
+		snap.shapes[f] = shape
+		if shape.typ == "hash" || shape.typ == "none" {
+			var err error
 			if snap.ledgers[f], err = c.pager(conn, "").fields(ctx, keys[i], "*"); err != nil {
 				return err
 			}
@@ -222,9 +226,9 @@ func (c *Course) Recap(ctx context.Context) (CourseRecap, error) {
 }
 
 // strict decodes a snapshot's index and ledgers for a reader that takes only
-// keys in their form: the first entry, field or marker out of it, or a
-// ledger of the wrong type, is ErrCorrupt; an instance folded in parts is
-// too when unfinished is set (Repair).
+// keys in their form: the first entry, field or marker out of it is
+// ErrCorrupt (a ledger of the wrong type failed its read already); an
+// instance folded in parts is too when unfinished is set (Repair).
 func (c *Course) strict(snap courseSnapshot, unfinished bool) (courseLedger, error) {
 	var first error
 	bad := func(key, rule, format string, args ...any) {
@@ -233,11 +237,6 @@ func (c *Course) strict(snap courseSnapshot, unfinished bool) (courseLedger, err
 		}
 	}
 	l := decodeIndex(c.keys, snap.index, bad)
-	for _, in := range l.instances {
-		if typ := snap.shapes[in.field].typ; typ != "hash" && typ != "none" {
-			bad(c.keys.Ledger(in.quiz.QuizID, in.quiz.Instance), "type", "is a %s, want a hash", typ)
-		}
-	}
 	l.decodeLedgers(c.keys, snap.ledgers, bad)
 	return l, first
 }

@@ -80,10 +80,10 @@
 //	| count the course's participants | Course.Len | ZCARD | O(1) |
 //	| list the course's quizzes | Course.Quizzes | HSCAN | O(Q) |
 //	| rank teams in the course | Course.Teams | ZMSCORE | O(M) |
-//	| recap the course | Course.Recap | WATCH, HSCAN, TYPE, PTTL, ZSCAN, MULTI, EXEC, UNWATCH | O(L + N) |
+//	| recap the course | Course.Recap | WATCH, HSCAN, ZSCAN, MULTI, EXEC, UNWATCH | O(L + N) |
 //	| audit the course | Course.Audit | TYPE, PTTL, WATCH, HSCAN, ZSCAN, MULTI, EXEC | O(L + N) |
-//	| repair the course board | Course.Repair | WATCH, HSCAN, TYPE, PTTL, ZSCAN, MULTI, ZADD, ZREM, EXEC, UNWATCH, WAIT; course_check.lua () | O(L + N) |
-//	| archive and purge a course | Course.Purge | WATCH, HSCAN, TYPE, PTTL, ZSCAN, MULTI, UNLINK, EXEC, UNWATCH, WAIT; course_check.lua () | O(L + N) |
+//	| repair the course board | Course.Repair | WATCH, HSCAN, ZSCAN, MULTI, ZADD, ZREM, EXEC, UNWATCH, WAIT; course_check.lua () | O(L + N) |
+//	| archive and purge a course | Course.Purge | WATCH, HSCAN, ZSCAN, MULTI, UNLINK, EXEC, UNWATCH, WAIT; course_check.lua () | O(L + N) |
 //
 // # Live screens
 //
