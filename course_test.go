@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -1626,5 +1628,105 @@ func TestCourseArchiveOtherCourse(t *testing.T) {
 	own := e.course("ips-9c")
 	if n, err := e.store.PurgeQuiz(e.ctx, id, own.Archive(next)); err != nil || n != 5 || !called {
 		t.Errorf("PurgeQuiz into its own course = %d, %v, next called %v", n, err, called)
+	}
+}
+
+// TestCourseRepairProperty tampers with many courses at random (a fixed
+// seed: 200 courses on miniredis, 20 on a real server), each of two to four
+// quiz instances, and expects Repair to change only what Audit reported:
+// nothing (and no error) when Audit is clean; ErrCorrupt, with nothing
+// changed, exactly when Audit reports the ledger itself wrong; otherwise
+// one correction per "total" violation, naming its participant, the board
+// the only key written, and Audit clean after.
+func TestCourseRepairProperty(t *testing.T) {
+	t.Parallel()
+	cases := 200
+	if redistest.Real() {
+		cases = 20
+	}
+	e := newEnv(t)
+	rng := rand.New(rand.NewPCG(33, 5))
+	names := []string{"Ali", "Budi", "Citra", "Dewi", "Eka", "Fajar"}
+	ledgerRules := map[string]bool{"field": true, "marker": true, "entry": true, "unfinished": true, "ledger": true, "type": true}
+	for n := range cases {
+		c := e.course(courseID())
+		k := c.Keys()
+		var rcs []kuis.Recap
+		for i := range 2 + rng.IntN(3) {
+			var pairs []any
+			for _, p := range names {
+				if rng.IntN(3) > 0 {
+					pairs = append(pairs, p, 10*rng.IntN(4))
+				}
+			}
+			rcs = append(rcs, withInstance(handRecap(fmt.Sprintf("kuis-%d", rng.IntN(2)), 3, pairs...), fmt.Sprintf("%d-0", i+1)))
+		}
+		fold(t, e, c, rcs...)
+		pick := func() string { return names[rng.IntN(len(names))] }
+		ledger := func() string { rc := rcs[rng.IntN(len(rcs))]; return k.Ledger(rc.QuizID, rc.Instance) }
+		tampers := []func(){
+			func() { e.mustRaw("ZINCRBY", k.Board(), "10", pick()) },
+			func() { e.mustRaw("ZREM", k.Board(), pick()) },
+			func() { e.mustRaw("DEL", k.Board()) },
+			func() { e.mustRaw("ZADD", k.Board(), "20", "Orang-"+pick()) },
+			func() { e.mustRaw("HSET", ledger(), pick(), []string{"15", "40", "10", "0"}[rng.IntN(4)]) },
+			func() { e.mustRaw("HDEL", ledger(), pick()) },
+			func() { e.mustRaw("DEL", ledger()) },
+			func() { e.mustRaw("DEL", k.Quizzes()) },
+			func() {
+				rc := rcs[rng.IntN(len(rcs))]
+				field := rc.QuizID + "@" + rc.Instance
+				if m, err := e.raw("HGET", k.Quizzes(), field).ToString(); err == nil {
+					e.mustRaw("HSET", k.Quizzes(), field, strings.Join(append(strings.Fields(m)[:4], "0"), " "))
+				}
+			},
+		}
+		for range rng.IntN(4) {
+			tampers[rng.IntN(len(tampers))]()
+		}
+		v, err := c.Audit(e.ctx)
+		if err != nil {
+			t.Fatalf("case %d: Audit: %v", n, err)
+		}
+		totals, wrong := map[string]bool{}, false
+		for _, x := range v {
+			if x.Rule == "total" {
+				totals[x.Detail] = true
+			}
+			wrong = wrong || ledgerRules[x.Rule]
+		}
+		before := e.courseState(c)
+		fixes, err := c.Repair(e.ctx)
+		after := e.courseState(c)
+		switch {
+		case wrong:
+			if !errors.Is(err, kuis.ErrCorrupt) {
+				t.Errorf("case %d: Audit %v; Repair = %v, %v; want ErrCorrupt", n, v, fixes, err)
+			}
+			if diff := cmp.Diff(before, after); diff != "" {
+				t.Errorf("case %d: a refused Repair changed the course (-before +after):\n%s", n, diff)
+			}
+			continue
+		case err != nil:
+			t.Errorf("case %d: Audit %v; Repair: %v", n, v, err)
+			continue
+		}
+		if len(fixes) != len(totals) {
+			t.Errorf("case %d: Audit %v; Repair %v: %d corrections for %d total violations", n, v, fixes, len(fixes), len(totals))
+		}
+		for _, f := range fixes {
+			if !slices.ContainsFunc(v, func(x kuis.Violation) bool { return x.Rule == "total" && strings.Contains(x.Detail, strconv.Quote(f.Participant)) }) {
+				t.Errorf("case %d: Repair corrected %+v, which Audit %v did not report", n, f, v)
+			}
+		}
+		if len(v) > 0 {
+			after.Board, before.Board = nil, nil
+		}
+		if diff := cmp.Diff(before, after); diff != "" {
+			t.Errorf("case %d: Repair changed more than Audit %v reported (-before +after):\n%s", n, v, diff)
+		}
+		if again, err := c.Audit(e.ctx); err != nil || len(again) != 0 {
+			t.Errorf("case %d: Audit after Repair = %v, %v; want nothing", n, again, err)
+		}
 	}
 }
