@@ -1715,7 +1715,9 @@ func TestCourseRepairProperty(t *testing.T) {
 			t.Errorf("case %d: Audit %v; Repair %v: %d corrections for %d total violations", n, v, fixes, len(fixes), len(totals))
 		}
 		for _, f := range fixes {
-			if !slices.ContainsFunc(v, func(x kuis.Violation) bool { return x.Rule == "total" && strings.Contains(x.Detail, strconv.Quote(f.Participant)) }) {
+			if !slices.ContainsFunc(v, func(x kuis.Violation) bool {
+				return x.Rule == "total" && strings.Contains(x.Detail, strconv.Quote(f.Participant))
+			}) {
 				t.Errorf("case %d: Repair corrected %+v, which Audit %v did not report", n, f, v)
 			}
 		}
