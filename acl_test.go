@@ -665,7 +665,7 @@ var writeForms = map[string]struct {
 	keys int
 	args []string
 }{
-	"HDEL":   {1, []string{"status", "Ali"}}, // a field of meta, and one of the course ledger
+	"HDEL":   {1, []string{"status", "Ali", "q@0-0"}}, // a field of meta, of a course ledger, of the course index
 	"HSET":   {1, []string{"status", "berjalan"}},
 	"HSETNX": {1, []string{"warna", "merah"}},
 	"RENAME": {2, nil},
