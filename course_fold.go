@@ -64,8 +64,11 @@ type foldRecap struct {
 // (ConflictPoints) or a participant more or fewer (ConflictParticipants):
 // the quiz was repaired since; UnfoldInstance, then fold the new recap.
 // UnfoldInstance while the same instance is being folded leaves part of it
-// folded: unfold it again once the fold has returned. On an error the Fold
-// counts what the call added before it.
+// folded: unfold it again once the fold has returned; a last part that
+// finds the instance's ledger holding more participants than the recap (an
+// UnfoldInstance cut short left them) marks nothing and answers
+// ConflictParticipants without a Participant. On an error the Fold counts
+// what the call added before it.
 //
 // Errors: before any I/O, ErrInvalidQuizID (the recap's QuizID),
 // ErrQuizRunning (a recap whose status is not selesai) and ErrCorrupt (a
