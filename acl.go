@@ -113,12 +113,12 @@ func ACLRules(role Role, opts ...Option) []string {
 	switch role {
 	case RoleApp:
 		writes = []string{k.board, k.answers, k.log, k.order}
-		reads = []string{k.meta, c.board, c.ledger}
+		reads = []string{k.meta, c.board, c.quizzes, c.ledgers + "*"}
 	case RoleTeacher:
 		writes = []string{k.meta, k.log}
-		reads = []string{k.board, k.answers, k.order, k.repairBoard, k.repairOrder, c.board, c.ledger}
+		reads = []string{k.board, k.answers, k.order, k.repairBoard, k.repairOrder, c.board, c.quizzes, c.ledgers + "*"}
 	case RoleOperator:
-		writes = []string{k.board, k.order, k.repairBoard, k.repairOrder, c.board, c.ledger}
+		writes = []string{k.board, k.order, k.repairBoard, k.repairOrder, c.board, c.quizzes, c.ledgers + "*"}
 		reads = []string{k.meta, k.answers, k.log}
 	default:
 		return nil

@@ -633,7 +633,8 @@ var keyKinds = []keyKind{
 	{"repair board", func(c caseKeys) string { return c.quiz.RepairBoard() }, []string{"ZADD", "10", "Ali"}},
 	{"repair order", func(c caseKeys) string { return c.quiz.RepairOrder() }, []string{"ZADD", "1", "Ali"}},
 	{"course board", func(c caseKeys) string { return c.course.Board() }, []string{"ZADD", "10", "Ali"}},
-	{"course ledger", func(c caseKeys) string { return c.course.Ledger() }, []string{"HSET", "q:Ali", "10"}},
+	{"course index", func(c caseKeys) string { return c.course.Quizzes() }, []string{"HSET", "q@0-0", "30 1 10 00000000000000000000000000000000 1"}},
+	{"course ledger", func(c caseKeys) string { return c.course.Ledger("q", "0-0") }, []string{"HSET", "Ali", "10"}},
 	{"other", func(c caseKeys) string { return c.other }, []string{"SET", "x"}},
 	{"outside", func(c caseKeys) string { return c.outside }, []string{"ZADD", "10", "Ali"}},
 }
@@ -664,7 +665,7 @@ var writeForms = map[string]struct {
 	keys int
 	args []string
 }{
-	"HDEL":   {1, []string{"status", "q:Ali"}}, // a field of meta, and one of the course ledger
+	"HDEL":   {1, []string{"status", "Ali", "q@0-0"}}, // a field of meta, of a course ledger, of the course index
 	"HSET":   {1, []string{"status", "berjalan"}},
 	"HSETNX": {1, []string{"warna", "merah"}},
 	"RENAME": {2, nil},
@@ -681,7 +682,7 @@ var writeForms = map[string]struct {
 var roleWrites = map[kuis.Role][]string{
 	kuis.RoleApp:      {"board", "answers", "log", "order"},
 	kuis.RoleTeacher:  {"meta", "log"},
-	kuis.RoleOperator: {"board", "order", "repair board", "repair order", "course board", "course ledger"},
+	kuis.RoleOperator: {"board", "order", "repair board", "repair order", "course board", "course index", "course ledger"},
 }
 
 // mayWrite is the expected matrix: whether role may send cmd naming keys of

@@ -48,12 +48,19 @@ type courseContractRow struct {
 
 var courseContractRows = []courseContractRow{
 	{CourseKeys.Board, "sorted set", "operator (Fold, Unfold, Repair)", "students, teacher and quiz application",
-		"member = participant name, score = the points of every quiz folded into the course, each (quiz, participant) once",
-		"one key per course, one member per participant with points"},
-	{CourseKeys.Ledger, "hash", "operator (Fold, Unfold)", "teacher, operator and quiz application (recap, audit, repair)",
-		"field `<quiz>:<participant>` = the points that quiz gave that participant, written with the total in one step; " +
-			"field `<quiz>:` = 10 x the quiz's `jumlah_soal`, written once all its standings are in",
-		"one key per course, one field per (quiz, participant) folded, plus one per quiz"},
+		"member = participant name, score = the points of every quiz instance folded into the course, each (instance, participant) once; " +
+			"its members are exactly the participants the ledgers hold, 0-point ones included",
+		"one key per course, one member per participant"},
+	{CourseKeys.Quizzes, "hash", "operator (Fold, Unfold)", "teacher, operator and quiz application (quizzes, recap, audit, repair)",
+		"the quiz index: field `<quiz>@<instance>` (the instance the quiz log's start entry names) = the instance's marker " +
+			"`<possible> <participants> <points> <digest> <folded_ms>`: 10 x `jumlah_soal`, the recap's standings and their points, " +
+			"the recap's digest, and the server's time in ms when the fold was complete (0 while it is in parts)",
+		"one key per course, one field per folded quiz instance"},
+	{func(k CourseKeys) string { return k.Ledger("<quiz>", "<instance>") }, "hash", "operator (Fold, Unfold)",
+		"teacher, operator and quiz application (recap, audit, repair)",
+		"the ledger of one folded quiz instance: participant = the points it gave them (a multiple of 10, 0 included), " +
+			"written with the total in one step",
+		"one key per folded quiz instance, one field per participant of its recap"},
 }
 
 // ContractTable returns the contract's key table as Markdown,
@@ -107,7 +114,8 @@ var (
 	recapInParts = []string{"WATCH", "HGETALL", "ZCARD", "ZSCAN", "SSCAN", "XRANGE", "MULTI", "EXEC", "UNWATCH"}
 	waited       = []string{"WAIT"} // after a script that writes, with WithReplicas
 	courseWhole  = []string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "EXEC", "UNWATCH"}
-	course       = []script.Script{script.Course}
+	course       = []script.Script{script.CourseCheck, script.Course}
+	courseCheck  = []script.Script{script.CourseCheck}
 )
 
 var operations = []operation{
@@ -138,20 +146,23 @@ var operations = []operation{
 	{"purge the namespace", "Store.Purge", []string{"SCAN", "UNLINK", "CLUSTER|SHARDS", "CLUSTER|NODES"}, nil, "O(K)", operator},
 	{"list the quizzes", "Store.Quizzes", []string{"SCAN", "CLUSTER|SHARDS", "CLUSTER|NODES"}, nil, "O(K)", operator},
 	{"rank teams on the board", "Board.Teams", []string{"HLEN", "ZMSCORE"}, nil, "O(M)", everyone},
-	{"fold a finished quiz into a course", "Course.Fold", []string{"HMGET", "HSCAN", "WAIT"}, course, "O(M log N)", operator},
-	{"take a quiz out of a course", "Course.Unfold", []string{"HSCAN", "WAIT"}, course, "O(L + M log N)", operator},
+	{"fold a finished quiz into a course", "Course.Fold", []string{"HGET", "HMGET", "HSCAN", "WAIT"}, course, "O(M log N)", operator},
+	{"take a quiz out of a course", "Course.Unfold", []string{"HSCAN", "HGET", "WAIT"}, course, "O(Q + M log N)", operator},
+	{"take a quiz instance out of a course", "Course.UnfoldInstance", []string{"HGET", "HSCAN", "WAIT"}, course, "O(M log N)", operator},
 	{"read the whole course board", "Course.Standings", []string{"ZRANGE"}, nil, "O(log N + M)", everyone},
 	{"read a page of the course board", "Course.Page", []string{"ZRANGE", "ZCOUNT"}, nil, "O(log N + M)", everyone},
 	{"read one's course neighbours", "Course.Around", []string{"ZREVRANK", "ZRANGE", "ZCOUNT"}, nil, "O(log N + M)", everyone},
 	{"read one's course rank", "Course.Standing", []string{"ZSCORE", "ZREVRANK", "ZCOUNT"}, nil, "O(log N)", everyone},
 	{"count the course's participants", "Course.Len", []string{"ZCARD"}, nil, "O(1)", everyone},
-	{"list the course's quizzes", "Course.Quizzes", []string{"HSCAN"}, nil, "O(L)", everyone},
+	{"list the course's quizzes", "Course.Quizzes", []string{"HSCAN"}, nil, "O(Q)", everyone},
 	{"rank teams in the course", "Course.Teams", []string{"ZMSCORE"}, nil, "O(M)", everyone},
 	{"recap the course", "Course.Recap", courseWhole, nil, "O(L + N)", everyone},
 	{"audit the course", "Course.Audit", []string{"TYPE", "PTTL", "WATCH", "HSCAN", "ZSCAN", "MULTI", "EXEC"}, nil, "O(L + N)", overseers},
-	{"repair the course board", "Course.Repair", []string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "ZADD", "ZREM", "EXEC", "UNWATCH", "WAIT"}, course,
+	{"repair the course board", "Course.Repair",
+		[]string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "ZADD", "ZREM", "EXEC", "UNWATCH", "WAIT"}, courseCheck,
 		"O(L + N)", operator},
-	{"archive and purge a course", "Course.Purge", []string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "UNLINK", "EXEC", "UNWATCH", "WAIT"}, course,
+	{"archive and purge a course", "Course.Purge",
+		[]string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "UNLINK", "EXEC", "UNWATCH", "WAIT"}, courseCheck,
 		"O(L + N)", operator},
 }
 
@@ -168,7 +179,8 @@ var scriptCommands = map[string][]string{
 	script.RepairStage.Name():  {"UNLINK", "ZADD", "ZSCORE"},
 	script.RepairSwap.Name():   {"HMGET", "EXISTS", "ZCARD", "SCARD", "XLEN", "ZSCORE", "XRANGE", "SISMEMBER", "ZADD", "ZREM", "UNLINK", "RENAME"},
 	script.PurgeQuiz.Name():    {"UNLINK", "HMGET", "EXISTS", "XRANGE"},
-	script.Course.Name():       {"ZCARD", "HLEN", "HMGET", "HGET", "HSETNX", "ZMSCORE", "ZADD", "HDEL", "ZREM"},
+	script.Course.Name():       {"ZCARD", "HLEN", "HGET", "HMGET", "ZMSCORE", "HSET", "ZADD", "TIME", "HKEYS", "HEXISTS", "HDEL", "ZREM"},
+	script.CourseCheck.Name():  {},
 }
 
 // sends lists every command the operation sends or its scripts call,

@@ -13,7 +13,7 @@ import (
 
 func TestContractTable(t *testing.T) {
 	t.Parallel()
-	table := func(board, meta, answers, log, order, repairBoard, repairOrder, course, ledger string) string {
+	table := func(board, meta, answers, log, order, repairBoard, repairOrder, course, index, ledger string) string {
 		return "| key | type | writer | readers | content | scale | TTL |\n" +
 			"|---|---|---|---|---|---|---|\n" +
 			"| `" + board + "` | sorted set | quiz application | students and teacher | " +
@@ -44,12 +44,17 @@ func TestContractTable(t *testing.T) {
 			"the order set being rebuilt with the board above, as the order set | " +
 			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n" +
 			"| `" + course + "` | sorted set | operator (Fold, Unfold, Repair) | students, teacher and quiz application | " +
-			"member = participant name, score = the points of every quiz folded into the course, each (quiz, participant) once | " +
-			"one key per course, one member per participant with points | none |\n" +
+			"member = participant name, score = the points of every quiz instance folded into the course, each (instance, participant) once; " +
+			"its members are exactly the participants the ledgers hold, 0-point ones included | " +
+			"one key per course, one member per participant | none |\n" +
+			"| `" + index + "` | hash | operator (Fold, Unfold) | teacher, operator and quiz application (quizzes, recap, audit, repair) | " +
+			"the quiz index: field `<quiz>@<instance>` (the instance the quiz log's start entry names) = the instance's marker " +
+			"`<possible> <participants> <points> <digest> <folded_ms>`: 10 x `jumlah_soal`, the recap's standings and their points, " +
+			"the recap's digest, and the server's time in ms when the fold was complete (0 while it is in parts) | " +
+			"one key per course, one field per folded quiz instance | none |\n" +
 			"| `" + ledger + "` | hash | operator (Fold, Unfold) | teacher, operator and quiz application (recap, audit, repair) | " +
-			"field `<quiz>:<participant>` = the points that quiz gave that participant, written with the total in one step; " +
-			"field `<quiz>:` = 10 x the quiz's `jumlah_soal`, written once all its standings are in | " +
-			"one key per course, one field per (quiz, participant) folded, plus one per quiz | none |\n"
+			"the ledger of one folded quiz instance: participant = the points it gave them (a multiple of 10, 0 included), " +
+			"written with the total in one step | one key per folded quiz instance, one field per participant of its recap | none |\n"
 	}
 	tests := []struct {
 		name string
@@ -57,12 +62,13 @@ func TestContractTable(t *testing.T) {
 		want string
 	}{
 		{"default", nil, table("kuis:papan:<quiz>", "kuis:meta:<quiz>", "kuis:jawaban:<quiz>", "kuis:catatan:<quiz>", "kuis:urutan:<quiz>",
-			"kuis:papan-baru:<quiz>", "kuis:urutan-baru:<quiz>", "kuis:kursus:<course>", "kuis:kursus-rincian:<course>")},
+			"kuis:papan-baru:<quiz>", "kuis:urutan-baru:<quiz>", "kuis:kursus:<course>", "kuis:kursus-kuis:<course>",
+			"kuis:kursus-rincian:<course>:<quiz>@<instance>")},
 		{"namespaced and hash-tagged", []kuis.Option{kuis.WithNamespace("sekolah"), kuis.WithHashTag()},
 			table("sekolah:papan:{<quiz>}", "sekolah:meta:{<quiz>}", "sekolah:jawaban:{<quiz>}",
 				"sekolah:catatan:{<quiz>}", "sekolah:urutan:{<quiz>}",
 				"sekolah:papan-baru:{<quiz>}", "sekolah:urutan-baru:{<quiz>}",
-				"sekolah:kursus:{<course>}", "sekolah:kursus-rincian:{<course>}")},
+				"sekolah:kursus:{<course>}", "sekolah:kursus-kuis:{<course>}", "sekolah:kursus-rincian:{<course>}:<quiz>@<instance>")},
 	}
 	for _, tt := range tests {
 		got, err := kuis.ContractTable(tt.opts...)

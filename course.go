@@ -3,11 +3,14 @@ package kuis
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/kuisboard/kuis/internal/script"
 	"github.com/kuisboard/kuis/internal/wire"
@@ -16,11 +19,14 @@ import (
 
 // Course is the handle on one course board (a class's term, a subject), from
 // [Store.Course]: the points of the finished quizzes folded into it, each
-// (quiz, participant) counted once, with a ledger that says which quiz gave
-// whom how many points, so that the course stays exact, auditable and
-// repairable after its quizzes are purged. A participant who missed a quiz
-// simply has no points from it: the board holds totals, not averages. It is
-// safe for concurrent use.
+// quiz instance (a quiz ID created again after a purge is another instance,
+// told apart by its log's start entry) folded from one recap, each
+// (instance, participant) counted once, with a ledger per instance that says
+// who got how many points from it, so that the course stays exact,
+// auditable and repairable after its quizzes are purged. A participant who
+// missed a quiz simply has no points from it; one who took it and scored 0
+// is on the board with what else they have: the board holds totals, not
+// averages. It is safe for concurrent use.
 //
 // A course has no meta: one with nothing folded reads as empty. Reads order
 // equal totals in Redis's own order, reverse byte order of names (Citra
@@ -63,16 +69,37 @@ func (c *Course) about(quizID, participant string) string {
 	return out
 }
 
-// fail maps err (from a command on key) to the library's error about the
-// course and the quiz.
-func (c *Course) fail(err error, quizID, key string) error {
+// fail maps err (from a command on key, about the instance of quizID) to
+// the library's error about the course: a script's KUIS_CONFLICT becomes a
+// *ConflictError with its fields.
+func (c *Course) fail(err error, quizID, instance, key string) error {
+	var re *rueidis.RedisError
+	if errors.As(err, &re) {
+		if rest, ok := strings.CutPrefix(re.Error(), "KUIS_CONFLICT "); ok {
+			f := append(strings.Split(rest, conflictSeparator), "", "", "")
+			return c.conflict(quizID, instance, ConflictReason(f[0]), f[1], f[2], f[3])
+		}
+	}
 	return replyError(err, c.about(quizID, ""), key)
 }
 
+// conflictSeparator separates the fields of course.lua's KUIS_CONFLICT: the
+// unit separator, a control character no stored name holds, which no server
+// turns into a space as miniredis does a tab.
+const conflictSeparator = "\x1f"
+
+// conflict is the ConflictError of the instance of quizID.
+func (c *Course) conflict(quizID, instance string, reason ConflictReason, participant, held, given string) *ConflictError {
+	return &ConflictError{Course: c.keys.courseID, Quiz: quizID, Instance: instance, Reason: reason,
+		Participant: participant, Held: held, Given: given}
+}
+
 // check refuses, before anything is read or written, an operation (fold,
-// unfold, repair, purge) that the ACL user may not make (ErrForbidden).
-func (c *Course) check(ctx context.Context, op, quizID string) error {
-	return c.fail(run(ctx, c.s, script.Course, c.keys.scripts(), []string{"check", op}).Error(), quizID, c.keys.ledger)
+// unfold, repair, purge) that the ACL user may not make (ErrForbidden), with
+// a read-only script: no WAIT follows it.
+func (c *Course) check(ctx context.Context, op, quizID, instance string) error {
+	keys := []string{c.keys.board, c.keys.quizzes, c.keys.Ledger(cmp.Or(quizID, "-"), cmp.Or(instance, NoInstance))}
+	return c.fail(run(ctx, c.s, script.CourseCheck, keys, []string{op}).Error(), quizID, instance, c.keys.quizzes)
 }
 
 // wasScore is a board score as a Correction's Was: whole numbers as they
@@ -89,8 +116,11 @@ func wasScore(f float64) int64 {
 	return int64(f)
 }
 
-// scripts lists the course's keys in the order course.lua takes them.
-func (k CourseKeys) scripts() []string { return []string{k.board, k.ledger} }
+// scripts lists the keys of the instance of quizID in the order course.lua
+// takes them.
+func (k CourseKeys) scripts(quizID, instance string) []string {
+	return []string{k.board, k.quizzes, k.Ledger(quizID, instance)}
+}
 
 // Standings reads the whole course board, highest total first: O(log N + M).
 // A course with nothing folded is an empty slice. Errors: ErrCorrupt,
@@ -171,7 +201,7 @@ func (c *Course) Standing(ctx context.Context, participant string) (Standing, er
 func (c *Course) Len(ctx context.Context) (int64, error) {
 	n, err := c.s.sendReads(ctx, c.s.client.B().Zcard().Key(c.keys.board).Cache())[0].AsInt64()
 	if err != nil {
-		return 0, c.fail(err, "", c.keys.board)
+		return 0, c.fail(err, "", "", c.keys.board)
 	}
 	return n, nil
 }
@@ -184,7 +214,7 @@ func (c *Course) rangeByRank(ctx context.Context, start, stop int64) ([]Standing
 		zs, err := c.s.sendReads(ctx, c.s.client.B().Zrange().Key(k).Min(strconv.FormatInt(from, 10)).Max(strconv.FormatInt(stop, 10)).
 			Rev().Withscores().Cache())[0].AsZScores()
 		if err != nil {
-			return nil, c.fail(err, "", k)
+			return nil, c.fail(err, "", "", k)
 		}
 		return zs, nil
 	}, c.higher)
@@ -196,7 +226,7 @@ func (c *Course) higher(ctx context.Context, points int64) (int64, error) {
 	k := c.keys.board
 	n, err := c.s.sendReads(ctx, c.s.client.B().Zcount().Key(k).Min("("+strconv.FormatInt(points, 10)).Max("+inf").Cache())[0].AsInt64()
 	if err != nil {
-		return 0, c.fail(err, "", k)
+		return 0, c.fail(err, "", "", k)
 	}
 	return n, nil
 }
@@ -216,92 +246,131 @@ func (c *Course) memberError(err error, participant string) error {
 	return replyError(err, c.about("", participant), c.keys.board)
 }
 
-// CourseQuiz is one quiz folded into a course, as its ledger says.
+// CourseQuiz is one quiz instance folded into a course, as its marker says.
 type CourseQuiz struct {
-	QuizID       string `json:"quiz_id"`
-	Questions    int64  `json:"questions"`    // the quiz's jumlah_soal: 10 x Questions points possible
-	Participants int64  `json:"participants"` // with points from this quiz
-	Points       int64  `json:"points"`       // all points this quiz gave
+	QuizID       string    `json:"quiz_id"`
+	Instance     string    `json:"instance"`     // the quiz's start entry ID (Recap.Instance)
+	Questions    int64     `json:"questions"`    // the quiz's jumlah_soal: 10 x Questions points possible
+	Participants int64     `json:"participants"` // the recap's standings, 0-point ones included
+	Points       int64     `json:"points"`       // all points the instance gave
+	FoldedAt     time.Time `json:"folded_at"`    // the server's time when its fold was complete
 }
 
-// Quizzes lists the quizzes folded into the course, in quiz ID order (byte
-// order), from its ledger read in HSCAN pages: O(L), L the ledger's fields. A
-// quiz is listed only once all its standings are in (its marker is
-// written): one whose Fold or Unfold is under way, or stopped midway, is not.
-// A course with nothing folded is an empty slice. Errors: ErrCorrupt (a
-// ledger field out of its form), ErrForbidden.
+// Quizzes lists the quiz instances folded into the course, ordered by quiz
+// ID (byte order), then by instance start time (NoInstance first), from its
+// quiz index read in HSCAN pages: O(Q), Q the course's quiz instances. An
+// instance is listed once its fold is complete: one whose Fold or Unfold is
+// under way, or stopped midway, is not. A course with nothing folded is an
+// empty slice. Errors: ErrCorrupt (an index field or marker out of its
+// form), ErrForbidden.
 func (c *Course) Quizzes(ctx context.Context) ([]CourseQuiz, error) {
-	fields, err := c.pager(c.s.client, "").fields(ctx, c.keys.ledger, "*")
+	index, err := c.pager(c.s.client, "").fields(ctx, c.keys.quizzes, "*")
 	if err != nil {
 		return nil, err
 	}
-	l, err := c.strictLedger(fields)
-	if err != nil {
-		return nil, err
-	}
-	return l.folded(), nil
+	var first error
+	l := decodeIndex(c.keys, index, func(key, _, format string, args ...any) {
+		if first == nil {
+			first = corrupt(key, format, args...)
+		}
+	})
+	return l.folded(), first
 }
 
-// A course's whole-key operations: its ledger decoded, and the snapshot that
-// Recap, Purge, Audit and Repair read under WATCH.
+// A course's whole-key operations: its index and ledgers decoded, and the
+// snapshot that Recap, Purge, Audit and Repair read under WATCH.
 
-// courseLedger is a ledger decoded.
+// courseInstance is one instance of the index, decoded.
+type courseInstance struct {
+	field   string // "<quiz>@<instance>"
+	quiz    CourseQuiz
+	id      wire.ID
+	marker  wire.Marker
+	sound   bool             // the marker is in its form
+	entries map[string]int64 // the ledger's entries in their form
+}
+
+// courseLedger is a course's index and ledgers decoded.
 type courseLedger struct {
-	quizzes map[string]*CourseQuiz // every quiz with a marker or an entry; Questions 0 without a marker
-	marked  map[string]bool        // the quizzes with a marker
-	entries []CourseEntry          // every entry, by quiz ID, then participant
-	totals  map[string]int64       // each participant's points over every entry
+	instances []*courseInstance // in Quizzes' order
+	entries   []CourseEntry     // every entry, in instance order, then by participant
+	totals    map[string]int64  // each participant's points over every entry
 }
 
-// decodeLedger decodes a ledger's fields; each field out of the wire format
-// (internal/wire's ledger) is passed to bad with what is wrong and skipped.
-func decodeLedger(fields map[string]string, bad func(field, problem string)) courseLedger {
-	l := courseLedger{quizzes: map[string]*CourseQuiz{}, marked: map[string]bool{}, totals: map[string]int64{}}
-	names := make([]string, 0, len(fields))
-	for f := range fields {
-		names = append(names, f)
+// complain reports a violation of a course's key: Audit adds it, a strict
+// reader makes the first one its ErrCorrupt.
+type complain func(key, rule, format string, args ...any)
+
+// decodeIndex decodes the quiz index's fields; each out of its form is
+// passed to bad and skipped.
+func decodeIndex(k CourseKeys, index map[string]string, bad complain) courseLedger {
+	var l courseLedger
+	for _, field := range slices.Sorted(maps.Keys(index)) {
+		v := index[field]
+		quizID, instance, ok := wire.ParseIndexField(field)
+		if !ok || !validID(quizID) {
+			bad(k.quizzes, "field", "field %s is not <quiz>@<instance>", quote(field))
+			continue
+		}
+		m, sound := wire.ParseMarker(v)
+		if !sound {
+			bad(k.quizzes, "marker", "field %s holds %s, not a marker", quote(field), quote(v))
+		}
+		id, _ := wire.ParseID(instance)
+		q := CourseQuiz{QuizID: quizID, Instance: instance, Questions: m.Possible / wire.Points,
+			Participants: m.Participants, Points: m.Points}
+		if m.FoldedMS > 0 {
+			q.FoldedAt = time.UnixMilli(m.FoldedMS).UTC()
+		}
+		l.instances = append(l.instances, &courseInstance{field: field, quiz: q, id: id, marker: m, sound: sound})
 	}
-	slices.Sort(names)
-	for _, f := range names {
-		v := fields[f]
-		quizID, participant, ok := wire.ParseLedgerField(f)
-		points, sound := wire.ParseLedgerPoints(v)
-		switch {
-		case !ok:
-			bad(f, "is not <quiz>:<participant> nor a quiz's marker <quiz>:")
-			continue
-		case !validID(quizID):
-			bad(f, "names an invalid quiz ID")
-			continue
-		case participant != "" && !wire.StoredName(participant):
-			bad(f, "names an invalid participant")
-			continue
-		case !sound && participant == "":
-			bad(f, fmt.Sprintf("holds %s, want 10 x the quiz's jumlah_soal", quote(v)))
-			continue
-		case !sound:
-			bad(f, fmt.Sprintf("holds %s, want a positive multiple of 10 of at most %d", quote(v), int64(wire.MaxScore)))
-			continue
-		}
-		q := l.quizzes[quizID]
-		if q == nil {
-			q = &CourseQuiz{QuizID: quizID}
-			l.quizzes[quizID] = q
-		}
-		if participant == "" {
-			q.Questions = points / wire.Points
-			l.marked[quizID] = true
-			continue
-		}
-		q.Participants++
-		q.Points = addPoints(q.Points, points)
-		l.totals[participant] = addPoints(l.totals[participant], points)
-		l.entries = append(l.entries, CourseEntry{QuizID: quizID, Participant: participant, Points: points})
-	}
-	slices.SortFunc(l.entries, func(a, b CourseEntry) int {
-		return cmp.Or(strings.Compare(a.QuizID, b.QuizID), strings.Compare(a.Participant, b.Participant))
+	slices.SortFunc(l.instances, func(a, b *courseInstance) int {
+		return cmp.Or(strings.Compare(a.quiz.QuizID, b.quiz.QuizID), cmp.Compare(a.id.MS, b.id.MS), cmp.Compare(a.id.Seq, b.id.Seq))
 	})
 	return l
+}
+
+// decodeLedgers adds to l each instance's ledger (by index field), checking
+// every entry and each marker against its entries; what breaks the rules is
+// passed to bad, and an entry out of its form is skipped.
+func (l *courseLedger) decodeLedgers(k CourseKeys, ledgers map[string]map[string]string, bad complain) {
+	l.totals = map[string]int64{}
+	for _, in := range l.instances {
+		key := k.Ledger(in.quiz.QuizID, in.quiz.Instance)
+		raw, read := ledgers[in.field]
+		if !read {
+			continue // a ledger of the wrong type holds no entries to check
+		}
+		names := slices.Sorted(maps.Keys(raw))
+		in.entries = make(map[string]int64, len(raw))
+		var sum int64
+		for _, p := range names {
+			points, ok := wire.ParseLedgerPoints(raw[p])
+			switch {
+			case !wire.StoredName(p):
+				bad(key, "entry", "participant %s is not 1 to %d bytes of UTF-8 without control characters", quote(p), wire.MaxName)
+				continue
+			case !ok || in.sound && points > in.marker.Possible:
+				bad(key, "entry", "participant %s holds %s, want a multiple of 10 of at most %d", quote(p), quote(raw[p]), in.marker.Possible)
+				continue
+			}
+			in.entries[p] = points
+			sum = addPoints(sum, points)
+			l.totals[p] = addPoints(l.totals[p], points)
+			l.entries = append(l.entries, CourseEntry{QuizID: in.quiz.QuizID, Instance: in.quiz.Instance, Participant: p, Points: points})
+		}
+		m, n := in.marker, int64(len(raw))
+		switch {
+		case !in.sound:
+		case m.FoldedMS == 0:
+			bad(k.quizzes, "unfinished", "instance %s is folded in parts: fold its recap again, or unfold the instance", quote(in.field))
+		case n == 0 && m.Participants > 0:
+			bad(key, "ledger", "is missing, and the marker of %s says %d participants", quote(in.field), m.Participants)
+		case n != m.Participants || sum != m.Points:
+			bad(k.quizzes, "marker", "instance %s is marked with %d participants and %d points, and its ledger holds %d and %d",
+				quote(in.field), m.Participants, m.Points, n, sum)
+		}
+	}
 }
 
 // addPoints adds, stopping at the largest int64 where a sum of many sound
@@ -313,25 +382,14 @@ func addPoints(a, b int64) int64 {
 	return a + b
 }
 
-// strictLedger decodes fields for a reader that takes only a ledger in its
-// wire format: the first field out of it is ErrCorrupt.
-func (c *Course) strictLedger(fields map[string]string) (courseLedger, error) {
-	var first error
-	l := decodeLedger(fields, func(f, problem string) {
-		if first == nil {
-			first = corrupt(c.keys.ledger, "field %s %s", quote(f), problem)
-		}
-	})
-	return l, first
-}
-
-// folded lists the quizzes with a marker, in quiz ID order.
+// folded lists the instances whose fold is complete, in Quizzes' order.
 func (l courseLedger) folded() []CourseQuiz {
 	out := []CourseQuiz{}
-	for id := range l.marked {
-		out = append(out, *l.quizzes[id])
+	for _, in := range l.instances {
+		if in.sound && in.marker.FoldedMS > 0 {
+			out = append(out, in.quiz)
+		}
 	}
-	slices.SortFunc(out, func(a, b CourseQuiz) int { return strings.Compare(a.QuizID, b.QuizID) })
 	return out
 }
 

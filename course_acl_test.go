@@ -42,15 +42,6 @@ func courseReadsOf(ctx context.Context, c *kuis.Course, b *kuis.Board) map[strin
 	return out
 }
 
-// courseKeysOf lists the keys of each course.
-func courseKeysOf(cs ...*kuis.Course) []string {
-	var out []string
-	for _, c := range cs {
-		out = append(out, c.Keys().Board(), c.Keys().Ledger())
-	}
-	return out
-}
-
 // refusedCourseWrites is what only the operator may do to course c, each a
 // refused call: folds (of a new quiz, and of one folded already, which
 // writes nothing for the operator but must still be refused), Unfold,
@@ -112,13 +103,15 @@ func TestACLCourseReaders(t *testing.T) {
 				} else {
 					calls = append(calls, refusedCall{"Audit", audit})
 				}
-				keys := append(courseKeysOf(c), quizKeys(e, ref.QuizID, fresh.QuizID)...)
+				keys := append(e.courseKeys(c, ref, fresh), quizKeys(e, ref.QuizID, fresh.QuizID)...)
 				checkRefused(t, e, keys, isForbidden, calls...)
 				k := c.Keys()
+				ledger := k.Ledger(ref.QuizID, ref.Instance)
 				checkRefused(t, e, keys, isRefusal,
-					rawAs(e.ctx, raw, "HSET", k.Ledger(), ref.QuizID+":Eka", "10"),
-					rawAs(e.ctx, raw, "HSETNX", k.Ledger(), ref.QuizID+":Eka", "10"),
-					rawAs(e.ctx, raw, "HDEL", k.Ledger(), ref.QuizID+":"),
+					rawAs(e.ctx, raw, "HSET", ledger, "Eka", "10"),
+					rawAs(e.ctx, raw, "HSETNX", ledger, "Eka", "10"),
+					rawAs(e.ctx, raw, "HDEL", ledger, "Ali"),
+					rawAs(e.ctx, raw, "HDEL", k.Quizzes(), ref.QuizID+"@"+ref.Instance),
 					rawAs(e.ctx, raw, "ZINCRBY", k.Board(), "10", "Ali"),
 					rawAs(e.ctx, raw, "ZADD", k.Board(), "100", "Ali"),
 					rawAs(e.ctx, raw, "UNLINK", k.Board()),
@@ -142,7 +135,7 @@ func TestACLCourseOperator(t *testing.T) {
 		os, _ := roleStore(t, e, kuis.RoleOperator, cached, kuis.Tuning{})
 		c := e.course(courseID())
 		oc := courseOn(t, os, c.Keys().CourseID())
-		if got, err := oc.Fold(e.ctx, ref); err != nil || got != (kuis.Fold{QuizID: ref.QuizID, Participants: 4, Points: 90}) {
+		if got, err := oc.Fold(e.ctx, ref); err != nil || got != (kuis.Fold{QuizID: ref.QuizID, Instance: ref.Instance, Participants: 4, Points: 90}) {
 			t.Fatalf("Fold as operator = %+v, %v", got, err)
 		}
 		if got, err := oc.Fold(e.ctx, ref); err != nil || !got.AlreadyFolded {
@@ -170,10 +163,11 @@ func TestACLCourseOperator(t *testing.T) {
 		}
 		wantFolded(t, e, c, ref)
 		var archived kuis.CourseRecap
-		if n, err := oc.Purge(e.ctx, func(_ context.Context, r kuis.CourseRecap) error { archived = r; return nil }); err != nil || n != 2 || len(archived.Standings) != 4 {
-			t.Errorf("Purge as operator = %d, %v, archived %d standings; want 2 keys, 4 standings", n, err, len(archived.Standings))
+		keys := e.courseKeys(c, second)
+		if n, err := oc.Purge(e.ctx, func(_ context.Context, r kuis.CourseRecap) error { archived = r; return nil }); err != nil || n != 3 || len(archived.Standings) != 4 {
+			t.Errorf("Purge as operator = %d, %v, archived %d standings; want 3 keys, 4 standings", n, err, len(archived.Standings))
 		}
-		if diff := cmp.Diff(gone(courseKeysOf(c)...), e.courseDump(c)); diff != "" {
+		if diff := cmp.Diff(gone(keys...), e.dump(keys...)); diff != "" {
 			t.Errorf("after Purge (-want +got):\n%s", diff)
 		}
 	})

@@ -23,8 +23,9 @@
 //
 // and, beside the quizzes, with course ID "ipa-8a":
 //
-//	kuis:kursus:ipa-8a          sorted set  member = participant, score = the points of every quiz folded into the course
-//	kuis:kursus-rincian:ipa-8a  hash        "<quiz>:<participant>" = the points that quiz gave; "<quiz>:" = 10 x its jumlah_soal
+//	kuis:kursus:ipa-8a                                  sorted set  member = participant, score = the points of every quiz instance folded into the course
+//	kuis:kursus-kuis:ipa-8a                             hash        "<quiz>@<instance>" = the instance's marker "<possible> <participants> <points> <digest> <folded_ms>"
+//	kuis:kursus-rincian:ipa-8a:kuis-02@1733299200000-0  hash        participant = the points that quiz instance gave (0 included)
 //
 // No key ever has a TTL: the end of a quiz's data is a decision
 // ([Store.PurgeQuiz], [Course.Purge], [Store.Purge]), not a timer.
@@ -39,7 +40,7 @@
 // the commands it calls) runs as EVALSHA, EVALSHA_RO for the read-only ones,
 // and as EVAL (EVAL_RO) when the server answers NOSCRIPT. N is the members
 // of the board (or course board), M the members or entries read, K the keys
-// of the database, L the fields of a course's ledger.
+// of the database, L the entries of a course's ledgers, Q its quiz instances.
 // Which commands a call sends among those listed depends on its options and
 // on the quiz (WithTies, WithClientCache, a big quiz read in parts, a Repair
 // that rebuilds): the method's doc says when. WAIT follows the scripts that
@@ -70,19 +71,20 @@
 //	| purge the namespace | Store.Purge | SCAN, UNLINK, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //	| list the quizzes | Store.Quizzes | SCAN, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //	| rank teams on the board | Board.Teams | HLEN, ZMSCORE | O(M) |
-//	| fold a finished quiz into a course | Course.Fold | HMGET, HSCAN, WAIT; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(M log N) |
-//	| take a quiz out of a course | Course.Unfold | HSCAN, WAIT; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(L + M log N) |
+//	| fold a finished quiz into a course | Course.Fold | HGET, HMGET, HSCAN, WAIT; course_check.lua (); course.lua (ZCARD, HLEN, HGET, HMGET, ZMSCORE, HSET, ZADD, TIME, HKEYS, HEXISTS, HDEL, ZREM) | O(M log N) |
+//	| take a quiz out of a course | Course.Unfold | HSCAN, HGET, WAIT; course_check.lua (); course.lua (ZCARD, HLEN, HGET, HMGET, ZMSCORE, HSET, ZADD, TIME, HKEYS, HEXISTS, HDEL, ZREM) | O(Q + M log N) |
+//	| take a quiz instance out of a course | Course.UnfoldInstance | HGET, HSCAN, WAIT; course_check.lua (); course.lua (ZCARD, HLEN, HGET, HMGET, ZMSCORE, HSET, ZADD, TIME, HKEYS, HEXISTS, HDEL, ZREM) | O(M log N) |
 //	| read the whole course board | Course.Standings | ZRANGE | O(log N + M) |
 //	| read a page of the course board | Course.Page | ZRANGE, ZCOUNT | O(log N + M) |
 //	| read one's course neighbours | Course.Around | ZREVRANK, ZRANGE, ZCOUNT | O(log N + M) |
 //	| read one's course rank | Course.Standing | ZSCORE, ZREVRANK, ZCOUNT | O(log N) |
 //	| count the course's participants | Course.Len | ZCARD | O(1) |
-//	| list the course's quizzes | Course.Quizzes | HSCAN | O(L) |
+//	| list the course's quizzes | Course.Quizzes | HSCAN | O(Q) |
 //	| rank teams in the course | Course.Teams | ZMSCORE | O(M) |
 //	| recap the course | Course.Recap | WATCH, HSCAN, ZSCAN, MULTI, EXEC, UNWATCH | O(L + N) |
 //	| audit the course | Course.Audit | TYPE, PTTL, WATCH, HSCAN, ZSCAN, MULTI, EXEC | O(L + N) |
-//	| repair the course board | Course.Repair | WATCH, HSCAN, ZSCAN, MULTI, ZADD, ZREM, EXEC, UNWATCH, WAIT; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(L + N) |
-//	| archive and purge a course | Course.Purge | WATCH, HSCAN, ZSCAN, MULTI, UNLINK, EXEC, UNWATCH, WAIT; course.lua (ZCARD, HLEN, HMGET, HGET, HSETNX, ZMSCORE, ZADD, HDEL, ZREM) | O(L + N) |
+//	| repair the course board | Course.Repair | WATCH, HSCAN, ZSCAN, MULTI, ZADD, ZREM, EXEC, UNWATCH, WAIT; course_check.lua () | O(L + N) |
+//	| archive and purge a course | Course.Purge | WATCH, HSCAN, ZSCAN, MULTI, UNLINK, EXEC, UNWATCH, WAIT; course_check.lua () | O(L + N) |
 //
 // # Live screens
 //

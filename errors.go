@@ -111,11 +111,8 @@ var (
 	// ErrInvalidCourseID: the same rule as ErrInvalidQuizID, for a course ID.
 	// Returned before any I/O.
 	ErrInvalidCourseID = errors.New("kuis: invalid course ID")
-	// ErrConflict: Course.Fold was given a recap that disagrees with what the
-	// course's ledger holds of the quiz (other points for a participant, a
-	// participant more or less, another question count): the quiz changed
-	// since it was folded, by Repair. Nothing more is written; Unfold the
-	// quiz, then Fold it again, to take the new recap.
+	// ErrConflict: a course refused a call that disagrees with what it holds;
+	// the error is a *ConflictError saying why, and nothing was written.
 	ErrConflict = errors.New("kuis: conflicts with what the course holds")
 	// ErrInvalidTeam: Board.Teams or Course.Teams was given no teams, more than
 	// 1,000 teams or 10,000 members, a team without a name or members, a team
@@ -123,6 +120,84 @@ var (
 	// before any I/O.
 	ErrInvalidTeam = errors.New("kuis: invalid team")
 )
+
+// ConflictReason says why a course refused a call (ConflictError.Reason).
+type ConflictReason string
+
+// The reasons of a ConflictError.
+const (
+	// ConflictPoints: the instance's ledger holds Participant with Held
+	// points, and the recap gives Given.
+	ConflictPoints ConflictReason = "points"
+	// ConflictParticipants: the folded instance's ledger holds Participant
+	// (Held their points) whom the recap lacks, or the recap lists
+	// Participant (Given their points) whom the ledger lacks.
+	ConflictParticipants ConflictReason = "participants"
+	// ConflictQuestions: the instance was folded as worth Held points, and
+	// the recap makes it Given.
+	ConflictQuestions ConflictReason = "questions"
+	// ConflictRecap: another recap of this instance is folded in part: fold
+	// that one again to finish it, or UnfoldInstance it.
+	ConflictRecap ConflictReason = "recap"
+	// ConflictInstances: Unfold of a quiz ID the course holds in several
+	// instances, listed in Instances: UnfoldInstance one of them.
+	ConflictInstances ConflictReason = "instances"
+	// ConflictCourse: the quiz's meta names course Held, and it was archived
+	// into course Given.
+	ConflictCourse ConflictReason = "course"
+)
+
+// ConflictError is the ErrConflict of a course: which course, quiz and
+// instance, why, and what the course holds against what was given, so that
+// a caller reads fields, never the message.
+type ConflictError struct {
+	Course, Quiz, Instance string
+	Reason                 ConflictReason
+	Participant            string   // the participant concerned, for ConflictPoints and ConflictParticipants
+	Held, Given            string   // what the course holds and what the call gave, as the reason says
+	Instances              []string // ConflictInstances: the quiz's instances in the course
+}
+
+// Error words the conflict: "kuis: conflict: course ..., quiz ... (instance
+// ...): " and the reason's words.
+func (e *ConflictError) Error() string {
+	subject := "course " + quote(e.Course) + ", quiz " + quote(e.Quiz)
+	if e.Instance != "" {
+		subject += " (instance " + e.Instance + ")"
+	}
+	var why string
+	switch e.Reason {
+	case ConflictPoints:
+		why = fmt.Sprintf("participant %s was folded with %s points, and the recap gives %s; UnfoldInstance it to fold the new recap",
+			quote(e.Participant), e.Held, e.Given)
+	case ConflictParticipants:
+		switch {
+		case e.Participant == "":
+			why = "the instance's ledger holds participants the recap lacks"
+		case e.Given == "":
+			why = fmt.Sprintf("the instance is folded with participant %s, whom the recap lacks", quote(e.Participant))
+		default:
+			why = fmt.Sprintf("the recap lists participant %s, whom the folded instance lacks", quote(e.Participant))
+		}
+		why += "; UnfoldInstance it to fold the new recap"
+	case ConflictQuestions:
+		why = fmt.Sprintf("the instance was folded as worth %s points, and the recap makes it %s; UnfoldInstance it to fold the new recap",
+			e.Held, e.Given)
+	case ConflictRecap:
+		why = "another recap of this instance is folded in part: fold that one again to finish it, or UnfoldInstance it"
+	case ConflictInstances:
+		why = fmt.Sprintf("the course holds the quiz in %d instances (%s): UnfoldInstance one of them",
+			len(e.Instances), strings.Join(e.Instances, ", "))
+	case ConflictCourse:
+		why = fmt.Sprintf("the quiz belongs to course %s, not to course %s: archive it with its own course", quote(e.Held), quote(e.Given))
+	default:
+		why = string(e.Reason)
+	}
+	return "kuis: conflict: " + subject + ": " + why
+}
+
+// Is reports whether target is ErrConflict.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
 // scriptCodes maps the first word of a script's error_reply to its sentinel.
 // The scripts in internal/script use exactly these codes.

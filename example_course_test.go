@@ -75,7 +75,7 @@ func ExampleCourse_Fold() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Printf("%+v\n", fold)
+		fmt.Printf("%s: %d participants, %d points\n", fold.QuizID, fold.Participants, fold.Points)
 	}
 	recap, err := store.Recap(ctx, "kuis-02")
 	if err != nil {
@@ -85,7 +85,7 @@ func ExampleCourse_Fold() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("again: %+v\n", again)
+	fmt.Printf("again: already folded %v, %d points\n", again.AlreadyFolded, again.Points)
 
 	standings, err := course.Standings(ctx)
 	if err != nil {
@@ -98,16 +98,19 @@ func ExampleCourse_Fold() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Printf("%+v\n", folded)
+	for _, q := range folded { // each quiz's instance is its log's start entry, a time
+		fmt.Printf("%s: %d questions, %d participants, %d points\n", q.QuizID, q.Questions, q.Participants, q.Points)
+	}
 	// Output:
-	// {QuizID:kuis-01 Participants:3 Points:80 AlreadyFolded:false}
-	// {QuizID:kuis-02 Participants:3 Points:60 AlreadyFolded:false}
-	// again: {QuizID:kuis-02 Participants:0 Points:0 AlreadyFolded:true}
+	// kuis-01: 3 participants, 80 points
+	// kuis-02: 3 participants, 60 points
+	// again: already folded true, 0 points
 	// 1. Budi  50
 	// 2. Citra 40
 	// 3. Ali   30
 	// 4. Dewi  20
-	// [{QuizID:kuis-01 Questions:3 Participants:3 Points:80} {QuizID:kuis-02 Questions:3 Participants:3 Points:60}]
+	// kuis-01: 3 questions, 3 participants, 80 points
+	// kuis-02: 3 questions, 3 participants, 60 points
 }
 
 // Teams rank by their members' totals in the course, here one quiz folded

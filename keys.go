@@ -3,6 +3,8 @@ package kuis
 import (
 	"fmt"
 	"strings"
+
+	"github.com/kuisboard/kuis/internal/wire"
 )
 
 // Keys are the validated key names of one quiz. The zero value holds no keys;
@@ -89,12 +91,15 @@ func (k Keys) quizKeys() []string { return []string{k.meta, k.board, k.answers, 
 // deletes.
 func (k Keys) withRepair() []string { return append(k.quizKeys(), k.repairBoard, k.repairOrder) }
 
-// CourseKeys are the key names of one course board, beside the quizzes and
-// never inside them. The zero value holds no keys.
+// CourseKeys are the key names of one course, beside the quizzes and never
+// inside them: its board, its quiz index and one ledger per folded quiz
+// instance, all in the course's hash slot with WithHashTag. The zero value
+// holds no keys.
 type CourseKeys struct {
 	courseID string
 	board    string
-	ledger   string
+	quizzes  string
+	ledgers  string // every ledger's name up to its index field
 }
 
 // courseKeyNames is the one place course key names are spelled. Callers pass
@@ -108,7 +113,8 @@ func courseKeyNames(o options, courseID string) CourseKeys {
 	return CourseKeys{
 		courseID: courseID,
 		board:    o.namespace + ":kursus:" + id,
-		ledger:   o.namespace + ":kursus-rincian:" + id,
+		quizzes:  o.namespace + ":kursus-kuis:" + id,
+		ledgers:  o.namespace + ":kursus-rincian:" + id + ":",
 	}
 }
 
@@ -116,14 +122,22 @@ func courseKeyNames(o options, courseID string) CourseKeys {
 func (k CourseKeys) CourseID() string { return k.courseID }
 
 // Board is the course's sorted set: member = participant, score = the points
-// of every quiz folded into the course: "kuis:kursus:ipa-8a".
+// of every quiz instance folded into the course; its members are exactly the
+// participants the ledgers hold, 0-point ones included: "kuis:kursus:ipa-8a".
 func (k CourseKeys) Board() string { return k.board }
 
-// Ledger is the course's hash that records each fold: field
-// "<quiz>:<participant>" = the points that quiz gave that participant, and
-// field "<quiz>:" = 10 x the quiz's jumlah_soal, marking the quiz folded:
-// "kuis:kursus-rincian:ipa-8a".
-func (k CourseKeys) Ledger() string { return k.ledger }
+// Quizzes is the course's quiz index, a hash: field "<quiz>@<instance>" (the
+// instance the quiz log's start entry names) = the instance's marker
+// "<possible> <participants> <points> <digest> <folded_ms>":
+// "kuis:kursus-kuis:ipa-8a".
+func (k CourseKeys) Quizzes() string { return k.quizzes }
+
+// Ledger is the hash of one folded quiz instance: participant = the points
+// the instance gave them: "kuis:kursus-rincian:ipa-8a:kuis-02@1733299200000-0".
+// It does no I/O and checks nothing: pass a valid quiz ID and instance.
+func (k CourseKeys) Ledger(quizID, instance string) string {
+	return k.ledgers + wire.IndexField(quizID, instance)
+}
 
 // quizIDFromMeta returns the quiz ID of a meta key in the form the options
 // select, or false for a key of another namespace or form.

@@ -246,7 +246,13 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 	ck := course(e.store).Keys()
 	teams := []kuis.Team{{Name: "Merah", Members: []string{"Ali", "Budi"}}, {Name: "Biru", Members: []string{"Citra", "Dewi", "Zahra"}}}
 	do("Course.Fold", func(s *kuis.Store) error { _, err := course(s).Fold(e.ctx, recap); return err })
+	// A recap lacking a participant the course holds: the conflict names them.
+	fewer := recap
+	fewer.Standings = recap.Standings[1:]
+	run("Course.Fold", true, func(s *kuis.Store) error { _, err := course(s).Fold(e.ctx, fewer); return err })
 	do("Course.Unfold", func(s *kuis.Store) error { _, err := course(s).Unfold(e.ctx, id); return err })
+	do("Course.Fold", func(s *kuis.Store) error { _, err := course(s).Fold(e.ctx, recap); return err })
+	do("Course.UnfoldInstance", func(s *kuis.Store) error { _, err := course(s).UnfoldInstance(e.ctx, id, recap.Instance); return err })
 	if _, err := course(e.store).Fold(e.ctx, recap); err != nil {
 		t.Fatal(err)
 	}
@@ -270,10 +276,10 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 		return err
 	})
 	// What fails after reading leaves its connection as it found it.
-	e.mustRaw("HSET", ck.Ledger(), "bukan-kuis", "10")
+	e.mustRaw("HSET", ck.Ledger(id, recap.Instance), "Bukan", "15")
 	run("Course.Recap", true, func(s *kuis.Store) error { _, err := course(s).Recap(e.ctx); return err })
 	run("Course.Repair", true, func(s *kuis.Store) error { _, err := course(s).Repair(e.ctx); return err })
-	e.mustRaw("HDEL", ck.Ledger(), "bukan-kuis")
+	e.mustRaw("HDEL", ck.Ledger(id, recap.Instance), "Bukan")
 	run("Course.Purge", true, func(s *kuis.Store) error {
 		_, err := course(s).Purge(e.ctx, func(context.Context, kuis.CourseRecap) error { return errors.New("disk full") })
 		return err

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -486,21 +485,43 @@ func (c *cli) words(err error) string {
 	return strings.TrimPrefix(err.Error(), "kuis: ")
 }
 
-// conflictDetail is what the library's ErrConflict says after its sentinel:
-// the course and the quiz, what disagrees, and its advice to Unfold.
-var conflictDetail = regexp.MustCompile(`course "([^"]*)", quiz "([^"]*)": (.*?)(?:; Unfold the quiz to fold its new recap)?$`)
-
-// conflictWords says that a course holds a quiz otherwise than the quiz's
-// recap, what differs, and what the operator does about it. (Course and quiz
-// IDs hold no quote, so the library's quoting of them needs no unquoting.)
+// conflictWords says, from the fields of the library's *kuis.ConflictError,
+// what the course holds against what it was given and what the operator
+// does about it.
 func conflictWords(err error) string {
-	_, detail, _ := strings.Cut(err.Error(), kuis.ErrConflict.Error()+": ")
-	m := conflictDetail.FindStringSubmatch(detail)
-	if m == nil {
-		return "the course holds the quiz otherwise than its recap: " + detail
+	var ce *kuis.ConflictError
+	if !errors.As(err, &ce) {
+		return strings.TrimPrefix(err.Error(), "kuis: ")
 	}
-	return fmt.Sprintf("course %s holds quiz %s otherwise than its recap (the quiz changed since it was folded): %s; kuis course unfold %s %s, then fold it again",
-		m[1], m[2], m[3], m[1], m[2])
+	quiz, unfold := ce.Quiz, "kuis course unfold "+ce.Course+" "+ce.Quiz
+	if ce.Instance != "" && ce.Instance != kuis.NoInstance {
+		quiz += " (instance " + ce.Instance + ")"
+		unfold += " -instance " + ce.Instance
+	}
+	var what string
+	switch ce.Reason {
+	case kuis.ConflictRecap:
+		return fmt.Sprintf("course %s holds another recap of quiz %s folded in part: fold that recap again to finish it, or %s",
+			ce.Course, quiz, unfold)
+	case kuis.ConflictInstances:
+		return fmt.Sprintf("course %s holds quiz %s in %d instances (%s): kuis course unfold %s %s -instance ID, of the one meant",
+			ce.Course, ce.Quiz, len(ce.Instances), strings.Join(ce.Instances, ", "), ce.Course, ce.Quiz)
+	case kuis.ConflictCourse:
+		return fmt.Sprintf("quiz %s belongs to course %s, not to %s: fold it into its own course", quiz, ce.Held, ce.Given)
+	case kuis.ConflictPoints:
+		what = fmt.Sprintf("participant %q was folded with %s points, and the recap gives %s", ce.Participant, ce.Held, ce.Given)
+	case kuis.ConflictParticipants:
+		what = fmt.Sprintf("participant %q is folded with %s points, and the recap lacks them", ce.Participant, ce.Held)
+		if ce.Given != "" {
+			what = fmt.Sprintf("the recap gives participant %q %s points, and the course lacks them", ce.Participant, ce.Given)
+		}
+	case kuis.ConflictQuestions:
+		what = fmt.Sprintf("the quiz was folded as worth %s points, and the recap makes it %s", ce.Held, ce.Given)
+	default:
+		return strings.TrimPrefix(err.Error(), "kuis: ")
+	}
+	return fmt.Sprintf("course %s holds quiz %s otherwise than its recap (the quiz changed since it was folded): %s; %s, then fold it again",
+		ce.Course, quiz, what, unfold)
 }
 
 // inputError is the library's refusal of what the command was given (a quiz

@@ -166,17 +166,23 @@ func corrections(courseID string, cs []kuis.Correction) []courseCorrection {
 
 var cmdCourseUnfold = &command{
 	name:    "course unfold",
-	args:    "COURSE QUIZ [-json]",
+	args:    "COURSE QUIZ [-instance ID] [-json]",
 	summary: "take a quiz's points out of a course board",
 	detail: `
-Takes the points the quiz gave each participant out of the course
-(Course.Unfold), as the course's ledger records them: the quiz need not exist
-any more. Prints QUIZ: unfolded from COURSE: N participant(s), or QUIZ: not
-folded into COURSE: nothing to unfold. With -json, one JSON array of
-{"course_id", "participant", "was", "now"}: each total before and after (now
-0: the participant left the board).`,
+Takes the points the quiz gave each participant out of the course, as the
+course's ledger records them: the quiz need not exist any more. Without
+-instance, the quiz ID's only instance in the course (Course.Unfold): an ID
+the course holds in several instances (the quiz created again after a
+purge) is refused, listing them; with -instance ID, that instance
+(Course.UnfoldInstance), ID the quiz log's start entry as course show
+-json's "instance" says. Prints QUIZ: unfolded from COURSE: N
+participant(s), or QUIZ: not folded into COURSE: nothing to unfold. With
+-json, one JSON array of {"course_id", "participant", "was", "now"}: each
+total before and after (now 0: the participant left the board, or has 0
+points from another quiz).`,
 	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
 		asJSON := fs.Bool("json", false, "print one JSON array")
+		instance := fs.String("instance", "", "unfold this instance of the quiz (its log's start entry ID)")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := courseArgs("course unfold", args, 1, 1, "QUIZ"); err != nil {
 				return err
@@ -194,7 +200,15 @@ folded into COURSE: nothing to unfold. With -json, one JSON array of
 			}
 			sctx, cancel := c.step(ctx)
 			defer cancel()
-			cs, err := course.Unfold(sctx, id)
+			var cs []kuis.Correction
+			if *instance != "" {
+				cs, err = course.UnfoldInstance(sctx, id, *instance)
+			} else {
+				cs, err = course.Unfold(sctx, id)
+			}
+			if err := inputError("course unfold", err); err != nil {
+				return err
+			}
 			if err != nil {
 				return c.fail("course unfold "+args[0]+" "+id, err)
 			}

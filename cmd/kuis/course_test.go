@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,13 +95,19 @@ func TestCourseFold(t *testing.T) {
 	}
 
 	// kuis-01 changes behind the library's back: the course holds it otherwise.
-	tg.raw("ZADD", tg.keys("kuis-01").Board(), "50", "Ali")
+	tg.raw("ZADD", tg.keys("kuis-01").Board(), "20", "Ali")
 	r = tg.kuis("course", "fold", "ipa-8a", "kuis-01")
 	if r.code != 1 || r.stdout != "" {
 		t.Errorf("a conflicting fold: exit %d, stdout %q", r.code, r.stdout)
 	}
+	first, err := tg.store.Recap(tg.ctx, "kuis-01")
+	if err != nil {
+		t.Fatal(err)
+	}
 	oneLine(t, "a conflicting fold", r.stderr,
-		`kuis: course fold ipa-8a kuis-01: course ipa-8a holds quiz kuis-01 otherwise than its recap (the quiz changed since it was folded): participant "Ali" was folded with "30" points, and the recap gives 50; kuis course unfold ipa-8a kuis-01, then fold it again`)
+		`kuis: course fold ipa-8a kuis-01: course ipa-8a holds quiz kuis-01 (instance `+first.Instance+`) otherwise than its recap `+
+			`(the quiz changed since it was folded): participant "Ali" was folded with 30 points, and the recap gives 20; `+
+			`kuis course unfold ipa-8a kuis-01 -instance `+first.Instance+`, then fold it again`)
 	if diff := cmp.Diff(board, tg.courseBoard("ipa-8a")); diff != "" {
 		t.Errorf("a conflicting fold changed the course (-want +got):\n%s", diff)
 	}
@@ -114,7 +122,7 @@ func TestCourseFold(t *testing.T) {
 		t.Errorf("course unfold of a quiz not folded (-want +got):\n%s", diff)
 	}
 	tg.must("course", "fold", "ipa-8a", "kuis-01")
-	if diff := cmp.Diff(standings("Ali", 60, "Citra", 30, "Eka", 20, "Budi", 20, "Dewi", 10), tg.courseBoard("ipa-8a")); diff != "" {
+	if diff := cmp.Diff(standings("Citra", 30, "Ali", 30, "Eka", 20, "Budi", 20, "Dewi", 10), tg.courseBoard("ipa-8a")); diff != "" {
 		t.Errorf("the course after the new recap's fold (-want +got):\n%s", diff)
 	}
 
@@ -123,7 +131,7 @@ func TestCourseFold(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantJSON := []courseCorrection{
-		{CourseID: "ipa-8a", Correction: kuis.Correction{Participant: "Ali", Was: 60, Now: 50}},
+		{CourseID: "ipa-8a", Correction: kuis.Correction{Participant: "Ali", Was: 30, Now: 20}},
 		{CourseID: "ipa-8a", Correction: kuis.Correction{Participant: "Eka", Was: 20, Now: 0}},
 	}
 	if diff := cmp.Diff(wantJSON, got); diff != "" {
@@ -131,6 +139,48 @@ func TestCourseFold(t *testing.T) {
 	}
 	if out := tg.must("course", "unfold", "ipa-8a", "kuis-02", "-json"); out != "[]\n" {
 		t.Errorf("course unfold -json of a quiz not folded: %q", out)
+	}
+
+	// kuis-02 purged and created again: another instance, and unfold needs -instance.
+	tg.quiz("kuis-06", "Kuis 6", 1, [][]string{{"Eka"}}, true)
+	old, err := tg.store.Recap(tg.ctx, "kuis-06")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg.must("course", "fold", "ipa-8a", "kuis-06")
+	if _, err := tg.store.PurgeQuiz(tg.ctx, "kuis-06", func(context.Context, kuis.Recap) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	// The new instance starts in a later millisecond of the server's clock.
+	oldMS, _ := strconv.ParseInt(strings.Split(old.Instance, "-")[0], 10, 64)
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		tm, err := tg.client.Do(tg.ctx, tg.client.B().Time().Build()).AsIntSlice()
+		if err == nil && len(tm) == 2 && tm[0]*1000+tm[1]/1000 > oldMS {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server's clock did not pass %d ms: %v, %v", oldMS, tm, err)
+		}
+	}
+	tg.quiz("kuis-06", "Kuis 6", 1, [][]string{{"Budi"}}, true)
+	tg.must("course", "fold", "ipa-8a", "kuis-06")
+	r = tg.kuis("course", "unfold", "ipa-8a", "kuis-06")
+	if r.code != 1 || r.stdout != "" {
+		t.Errorf("course unfold of a quiz in two instances: exit %d, stdout %q", r.code, r.stdout)
+	}
+	oneLine(t, "course unfold of a quiz in two instances", r.stderr,
+		"kuis: course unfold ipa-8a kuis-06: course ipa-8a holds quiz kuis-06 in 2 instances ("+old.Instance+", ",
+		"kuis course unfold ipa-8a kuis-06 -instance ID")
+	want = []string{"kuis-06: unfolded from ipa-8a: 1 participant(s)"}
+	if diff := cmp.Diff(want, lines(tg.must("course", "unfold", "ipa-8a", "kuis-06", "-instance", old.Instance))); diff != "" {
+		t.Errorf("course unfold -instance (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(want, lines(tg.must("course", "unfold", "ipa-8a", "kuis-06"))); diff != "" {
+		t.Errorf("course unfold of the one instance left (-want +got):\n%s", diff)
+	}
+	r = tg.kuis("course", "unfold", "ipa-8a", "kuis-06", "-instance", "kemarin")
+	if r.code != 2 || !strings.Contains(r.stderr, "kemarin") {
+		t.Errorf("course unfold -instance kemarin: exit %d, stderr %q; want a usage error", r.code, r.stderr)
 	}
 }
 
@@ -345,12 +395,17 @@ func TestCourseAuditRepair(t *testing.T) {
 
 	// A ledger field out of its form: audit names it; repair cannot set the
 	// totals from such a ledger and says so.
-	tg.raw("HSET", k.Ledger(), "kuis-01:Ali", "abc")
+	recap, err := tg.store.Recap(tg.ctx, "kuis-01")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ledger := k.Ledger("kuis-01", recap.Instance)
+	tg.raw("HSET", ledger, "Ali", "abc")
 	r = tg.kuis("course", "repair", "ipa-8a")
 	if r.code != 1 || r.stdout != "" {
 		t.Errorf("course repair of a broken ledger: exit %d, stdout %q", r.code, r.stdout)
 	}
-	oneLine(t, "course repair of a broken ledger", r.stderr, "kuis: course repair ipa-8a: data breaks the contract: "+k.Ledger())
+	oneLine(t, "course repair of a broken ledger", r.stderr, "kuis: course repair ipa-8a: data breaks the contract: "+ledger)
 }
 
 // checkCourseArchive fails the test unless dir/<course>/ holds want's
@@ -415,7 +470,7 @@ func TestCoursePurge(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	want := "ipa-8a: archived in " + filepath.Join(dir, "ipa-8a") + ", 2 keys deleted\n"
+	want := "ipa-8a: archived in " + filepath.Join(dir, "ipa-8a") + ", 4 keys deleted\n"
 	if out := tg.must("course", "purge", "ipa-8a", "-archive", dir); out != want {
 		t.Errorf("course purge: %q, want %q", out, want)
 	}
@@ -479,7 +534,7 @@ func TestPurgeIntoCourse(t *testing.T) {
 	tg.must("purge", "kuis-05", "-archive", dir) // before, without -course
 	tg.must("course", "fold", "ipa-8a", "kuis-02")
 	tg.must("course", "fold", "ipa-8a", "kuis-03")
-	tg.raw("ZADD", tg.keys("kuis-03").Board(), "20", "Budi") // the course holds kuis-03 otherwise now
+	tg.raw("ZADD", tg.keys("kuis-03").Board(), "0", "Budi") // the course holds kuis-03 otherwise now
 
 	r := tg.kuis("purge", "-finished", "-archive", dir, "-course", "ipa-8a")
 	want := []string{
@@ -489,7 +544,8 @@ func TestPurgeIntoCourse(t *testing.T) {
 	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || r.code != 1 {
 		t.Errorf("purge -finished -course: exit %d; stdout (-want +got):\n%s", r.code, diff)
 	}
-	oneLine(t, "purge -finished -course", r.stderr, "kuis: purge kuis-03: course ipa-8a holds quiz kuis-03 otherwise than its recap", "kuis course unfold ipa-8a kuis-03")
+	oneLine(t, "purge -finished -course", r.stderr, "kuis: purge kuis-03: course ipa-8a holds quiz kuis-03 (instance ",
+		"otherwise than its recap", "kuis course unfold ipa-8a kuis-03 -instance ")
 	checkArchive(t, dir, recaps["kuis-01"])
 	checkArchive(t, dir, recaps["kuis-02"])
 	if !tg.exists("kuis-03") || !tg.exists("kuis-04") || tg.exists("kuis-01") || tg.exists("kuis-02") {
@@ -512,7 +568,7 @@ func TestPurgeIntoCourse(t *testing.T) {
 	}
 	checkArchive(t, dir, changed)
 	checkArchive(t, dir, recaps["kuis-05"])
-	wantBoard := standings("Budi", 40, "Ali", 40, "Citra", 30, "Eka", 20, "Dewi", 20)
+	wantBoard := standings("Ali", 40, "Citra", 30, "Eka", 20, "Dewi", 20, "Budi", 20)
 	if diff := cmp.Diff(wantBoard, tg.courseBoard("ipa-8a")); diff != "" {
 		t.Errorf("the course after the purges (-want +got):\n%s", diff)
 	}

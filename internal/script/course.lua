@@ -1,179 +1,225 @@
--- course.lua (after prelude.lua): the writes of a course board and its ledger.
--- KEYS[1] course board, KEYS[2] ledger
--- ARGV[1] the mode:
---   'check', op: refuses with KUIS_FORBIDDEN unless the ACL user may make
---     op's writes ('fold', 'unfold', 'repair' or 'purge'), so that an
---     operation refused writes nothing and calls no archive. Reply: 1.
---   'fold', quiz, marker, final, then participant, points pairs: adds the
---     pairs the ledger lacks, each to the ledger and the board at once, and
---     with final '1' then writes the quiz's marker (10 x jumlah_soal): the
---     quiz is folded once all its parts are in. A pair the ledger holds
---     with the same points adds nothing: a retried part adds only what is
---     missing. Reply: {found, participants added, points added}, found 1
---     when the quiz's marker was there already (then nothing is written).
---   'unfold', quiz, first, then participants: takes each participant's
---     points from this quiz out of the ledger and the board, removing from
---     the board whom it leaves without points; with first '1' it first
---     deletes the quiz's marker, so that a quiz part-unfolded reads as one
---     part-folded. Reply: {participant, was, now, ...} for each participant
---     the ledger held, was and now the board's total before and after.
--- Refusals, before anything is written: KUIS_FORBIDDEN; KUIS_CONFLICT when
--- the ledger holds a pair of the quiz with other points, or its marker with
--- another value or before every pair is in; KUIS_CORRUPT for a key of the
--- wrong type, a ledger value out of its form, a board total that is not
--- sound or that the points would raise past maxScore.
+-- course.lua (after prelude.lua): the writes of a course: its board, its
+-- quiz index and the ledger of one quiz instance.
+-- KEYS[1] course board, KEYS[2] quiz index, KEYS[3] the instance's ledger
+-- ARGV[1] the mode, ARGV[2] the instance's index field '<quiz>@<instance>':
+--   'fold', field, marker, final, then participant, points pairs: a part of
+--     the fold of one recap. It writes the marker (as given, folded_ms 0)
+--     when the index has none, adds the pairs the ledger lacks, each to the
+--     ledger and to the board at once, and with final '1' marks the
+--     instance folded (folded_ms = the server's TIME in ms) once its ledger
+--     holds exactly the marker's participants. A pair the ledger holds with
+--     the same points adds nothing, so a part retried adds only what is
+--     missing. Reply: {state, participants added, points added}, state 1
+--     when the instance was folded already with this digest (nothing
+--     written), 2 when this part marked it folded, else 0.
+--   'unfold', field, ledger key prefix, first, then participants: takes
+--     each participant's points from this instance out of the ledger and
+--     the board. A participant left with 0 points stays on the board while
+--     the ledger of another instance (the index's fields, each a key under
+--     the prefix, in the course's hash slot) holds them. With first '1' the
+--     marker's folded_ms is set to 0 first, so that an unfold cut short reads
+--     as a fold in parts; once the ledger is empty, the index field goes.
+--     Reply: {participant, was, now, ...} for each participant the ledger
+--     held, was and now the board's total before and after.
+-- Refusals, before anything is written: KUIS_FORBIDDEN; KUIS_CONFLICT
+-- '<reason>\31<participant>\31<held>\31<given>' (separated by the unit
+-- separator, a control character no stored name holds and, unlike a tab,
+-- no server turns into a space) when the index holds a marker
+-- of another recap ('questions': another possible; 'recap': its fold is in
+-- parts; 'points': a pair held with other points; 'participants': the
+-- ledger lacks a participant of the recap, or holds one more) or a pair is
+-- held with other points; KUIS_CORRUPT for a key of the wrong type, a
+-- marker or ledger value out of its form, a board total that is not sound
+-- or that the points would raise past maxScore.
 local g = gate()
-local board, ledger, mode = KEYS[1], KEYS[2], ARGV[1]
+local board, index, ledger, mode, field = KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2]
 
-if mode == 'check' then
-  local err
-  local op = ARGV[2]
-  if op == 'fold' then
-    err = g.permitted({'HSETNX', ledger, 'q:p', '10'}, {'ZADD', board, '10', 'p'})
-  elseif op == 'unfold' then
-    err = g.permitted({'HDEL', ledger, 'q:p'}, {'ZADD', board, '10', 'p'}, {'ZREM', board, 'p'})
-  elseif op == 'repair' then
-    err = g.permitted({'ZADD', board, '10', 'p'}, {'ZREM', board, 'p'})
-  else
-    err = g.deletable(KEYS)
+for i, what in ipairs({'not a sorted set', 'not a hash', 'not a hash'}) do
+  local _, err = g.call(what, i == 1 and 'ZCARD' or 'HLEN', KEYS[i])
+  if err then
+    return err
   end
-  return err or 1
 end
 
-local _, err = g.call('not a sorted set', 'ZCARD', board)
-if err then
-  return err
+-- conflict is the refusal of a fold, in the form the Go side decodes.
+local function conflict(reason, participant, held, given)
+  return g.refuse('KUIS_CONFLICT', reason .. '\31' .. (participant or '') .. '\31' .. (held or '') .. '\31' .. (given or ''))
 end
-local _, err = g.call('not a hash', 'HLEN', ledger)
-if err then
-  return err
+
+-- heldMarker reads the instance's marker: nil when none, or the error.
+local function heldMarker()
+  local v = redis.call('HGET', index, field)
+  if not v then
+    return nil, nil
+  end
+  local m = markerOf(v)
+  if not m then
+    return nil, corrupt(index, 'field ' .. quote(field) .. ' holds ' .. quote(v) .. ', not a marker')
+  end
+  return m, nil
 end
-local quiz = ARGV[2]
-local marker = ledgerField(quiz, '')
 
 -- The board's totals change by one ZADD of the new totals, read with one
 -- ZMSCORE in this same atomic script: two calls a part, not two a participant.
 if mode == 'fold' then
-  local err = g.permitted({'HSETNX', ledger, marker, ARGV[3]}, {'ZADD', board, '10', 'p'})
+  local err = g.permitted({'HSET', index, field, 'm'}, {'HSET', ledger, 'p', '10'}, {'ZADD', board, '10', 'p'})
   if err then
     return err
   end
-  local names, fields = {}, {}
+  local mine = markerOf(ARGV[3])
+  local held, err = heldMarker()
+  if err then
+    return err
+  end
+  local names, want = {}, {}
   for i = 5, #ARGV, 2 do
     names[#names + 1] = ARGV[i]
-    fields[#fields + 1] = ledgerField(quiz, ARGV[i])
+    want[#want + 1] = ARGV[i + 1]
   end
-  local held = {}
-  if #fields > 0 then
-    held = redis.call('HMGET', ledger, unpack(fields))
+  local values = {}
+  if #names > 0 then
+    values = redis.call('HMGET', ledger, unpack(names))
   end
-  local found = redis.call('HGET', ledger, marker)
-  local todo, who = {}, {}
-  for j, name in ipairs(names) do
-    local want = ARGV[4 + 2 * j]
-    if held[j] then
-      if held[j] ~= want then
-        return g.refuse('KUIS_CONFLICT', 'participant ' .. string.format('%q', string.sub(name, 1, 64)) ..
-          ' was folded with ' .. string.sub(held[j], 1, 20) .. ' points, and the recap gives ' .. want)
-      end
-    elseif found then
-      return g.refuse('KUIS_CONFLICT', 'the quiz is folded without participant ' .. string.format('%q', string.sub(name, 1, 64)))
-    else
-      todo[#todo + 1] = j
-      who[#who + 1] = name
+  if held and held.digest ~= mine.digest then
+    if held.possible ~= mine.possible then
+      return conflict('questions', '', whole(held.possible), whole(mine.possible))
+    elseif held.folded == 0 then
+      return conflict('recap')
     end
   end
-  if found then
-    if found ~= ARGV[3] then
-      return g.refuse('KUIS_CONFLICT', 'the quiz was folded as worth ' .. string.sub(found, 1, 20) ..
-        ' points, and the recap makes it ' .. ARGV[3])
-    end
+  if held and held.digest == mine.digest and held.folded > 0 then
     return {1, 0, 0}
   end
-  if #todo == 0 then
-    if ARGV[4] == '1' then
-      redis.call('HSETNX', ledger, marker, ARGV[3])
+  local todo = {}
+  for j, name in ipairs(names) do
+    if values[j] and values[j] ~= want[j] then
+      return conflict('points', name, string.sub(values[j], 1, 20), want[j])
+    elseif not values[j] and held and held.digest ~= mine.digest then
+      return conflict('participants', name, '', want[j])
+    elseif not values[j] then
+      todo[#todo + 1] = j
     end
-    return {0, 0, 0}
+  end
+  if held and held.digest ~= mine.digest then
+    return conflict('participants') -- every pair held: the ledger holds one more
   end
   -- Every new total must stay sound: all are checked before the first write.
-  local totals = redis.call('ZMSCORE', board, unpack(who))
-  local set, added = {}, 0
+  local who = {}
   for k, j in ipairs(todo) do
-    local points = tonumber(ARGV[4 + 2 * j])
+    who[k] = names[j]
+  end
+  local totals = {}
+  if #who > 0 then
+    totals = redis.call('ZMSCORE', board, unpack(who))
+  end
+  local set, pairs, added = {}, {}, 0
+  for k, j in ipairs(todo) do
+    local points = tonumber(want[j])
     if not sound(totals[k]) or tonumber(totals[k] or 0) + points > maxScore then
-      return g.refuse('KUIS_CORRUPT', board .. ': member ' .. string.format('%q', string.sub(who[k], 1, 64)) ..
-        ' has ' .. whole(totals[k] or 0) .. ' points, and ' .. ARGV[4 + 2 * j] .. ' more would not be a sound score')
+      return corrupt(board, 'member ' .. quote(who[k]) .. ' has ' .. whole(totals[k] or 0) .. ' points, and ' .. want[j] ..
+        ' more would not be a sound score')
     end
     set[#set + 1] = string.format(int, tonumber(totals[k] or 0) + points)
     set[#set + 1] = who[k]
+    pairs[#pairs + 1] = who[k]
+    pairs[#pairs + 1] = want[j]
     added = added + points
   end
-  for _, j in ipairs(todo) do
-    redis.call('HSETNX', ledger, fields[j], ARGV[4 + 2 * j])
+  if not held then
+    redis.call('HSET', index, field, ARGV[3])
   end
-  redis.call('ZADD', board, unpack(set))
-  if ARGV[4] == '1' then
-    redis.call('HSETNX', ledger, marker, ARGV[3])
+  if #todo > 0 then
+    redis.call('HSET', ledger, unpack(pairs))
+    redis.call('ZADD', board, unpack(set))
   end
-  return {0, #todo, string.format(int, added)}
+  local state = 0
+  if ARGV[4] == '1' and redis.call('HLEN', ledger) == mine.participants then
+    local t = redis.call('TIME')
+    mine.folded = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+    redis.call('HSET', index, field, markerString(mine))
+    state = 2
+  end
+  return {state, #todo, string.format(int, added)}
 end
 
 if mode == 'unfold' then
-  local err = g.permitted({'HDEL', ledger, marker}, {'ZADD', board, '10', 'p'}, {'ZREM', board, 'p'})
+  local err = g.permitted({'HSET', index, field, 'm'}, {'HDEL', index, field}, {'HDEL', ledger, 'p'},
+    {'ZADD', board, '10', 'p'}, {'ZREM', board, 'p'})
   if err then
     return err
   end
-  local names, fields = {}, {}
-  for i = 4, #ARGV do
+  local raw = redis.call('HGET', index, field)
+  local held = markerOf(raw) -- a marker out of its form goes as one in form does
+  local prefix, names = ARGV[3], {}
+  for i = 5, #ARGV do
     names[#names + 1] = ARGV[i]
-    fields[#fields + 1] = ledgerField(quiz, ARGV[i])
   end
-  local held = {}
-  if #fields > 0 then
-    held = redis.call('HMGET', ledger, unpack(fields))
+  local values = {}
+  if #names > 0 then
+    values = redis.call('HMGET', ledger, unpack(names))
   end
-  local who, gone, values = {}, {}, {}
-  for j, v in ipairs(held) do
-    if v then
-      if not ledgerPoints(v) then
-        return g.refuse('KUIS_CORRUPT', ledger .. ': field ' .. string.format('%q', string.sub(fields[j], 1, 130)) ..
-          ' holds ' .. string.format('%q', string.sub(v, 1, 20)) .. ', want a positive multiple of 10')
+  local who, points = {}, {}
+  for j, v in ipairs(names) do
+    if values[j] then
+      local p = ledgerPoints(values[j])
+      if not p then
+        return corrupt(ledger, 'field ' .. quote(v) .. ' holds ' .. quote(values[j]) .. ', want a multiple of 10 of at most ' ..
+          whole(maxScore))
       end
-      who[#who + 1] = names[j]
-      gone[#gone + 1] = fields[j]
-      values[#values + 1] = ledgerPoints(v)
+      who[#who + 1] = v
+      points[#points + 1] = p
     end
   end
-  if ARGV[3] == '1' then
-    redis.call('HDEL', ledger, marker)
+  if ARGV[4] == '1' and held and held.folded > 0 then
+    held.folded = 0
+    redis.call('HSET', index, field, markerString(held))
   end
-  if #who == 0 then
-    return {}
-  end
-  local totals = redis.call('ZMSCORE', board, unpack(who))
-  local out, set, drop = {}, {}, {}
-  for k, name in ipairs(who) do
-    local now = tonumber(totals[k] or 0) - values[k]
-    if now > 0 then
-      set[#set + 1] = string.format(int, now)
-      set[#set + 1] = name
-    else
-      now = 0
-      drop[#drop + 1] = name
+  local out = {}
+  if #who > 0 then
+    local totals = redis.call('ZMSCORE', board, unpack(who))
+    local others -- the other instances' ledgers, read once a total reaches 0
+    local set, drop = {}, {}
+    for k, name in ipairs(who) do
+      local now = math.max(tonumber(totals[k] or 0) - points[k], 0)
+      local stays = now > 0
+      if not stays then
+        if not others then
+          others = {}
+          for _, f in ipairs(redis.call('HKEYS', index)) do
+            if f ~= field then
+              others[#others + 1] = prefix .. f
+            end
+          end
+        end
+        for _, key in ipairs(others) do
+          if redis.call('HEXISTS', key, name) == 1 then
+            stays = true
+            break
+          end
+        end
+      end
+      if stays then
+        set[#set + 1] = string.format(int, now)
+        set[#set + 1] = name
+      else
+        drop[#drop + 1] = name
+      end
+      out[#out + 1] = name
+      out[#out + 1] = whole(totals[k] or 0)
+      out[#out + 1] = string.format(int, now)
     end
-    out[#out + 1] = name
-    out[#out + 1] = whole(totals[k] or 0)
-    out[#out + 1] = string.format(int, now)
+    redis.call('HDEL', ledger, unpack(who))
+    if #set > 0 then
+      redis.call('ZADD', board, unpack(set))
+    end
+    if #drop > 0 then
+      redis.call('ZREM', board, unpack(drop))
+    end
   end
-  redis.call('HDEL', ledger, unpack(gone))
-  if #set > 0 then
-    redis.call('ZADD', board, unpack(set))
-  end
-  if #drop > 0 then
-    redis.call('ZREM', board, unpack(drop))
+  if raw and redis.call('HLEN', ledger) == 0 then
+    redis.call('HDEL', index, field)
   end
   return out
 end
 
-return g.refuse('KUIS_CORRUPT', 'course.lua: unknown mode ' .. string.format('%q', string.sub(mode or '', 1, 20)))
+return g.refuse('KUIS_CORRUPT', 'course.lua: unknown mode ' .. quote(mode or ''))

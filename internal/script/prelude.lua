@@ -195,24 +195,55 @@ local function agrees(place, score)
     math.floor(p / unit) == s / 10
 end
 
--- ledgerField is a course ledger's field of the points quiz gave
--- participant, '<quiz>:<participant>'; '<quiz>:' (participant '') is the
--- quiz's marker (wire.LedgerField, wire.LedgerMarker).
-local function ledgerField(quiz, participant)
-  return quiz .. ':' .. participant
-end
-
--- ledgerPoints decodes a ledger value: a positive multiple of 10 of at most
--- maxScore, in decimal without sign or leading zeros
--- (wire.ParseLedgerPoints). It returns the number, or nil.
-local function ledgerPoints(s)
-  if type(s) == 'string' and #s <= 16 and string.match(s, '^[1-9]%d*0$') then
+-- ledgerNumber decodes a decimal from 0 to maxScore without sign or leading
+-- zeros: every number of a course ledger. It returns the number, or nil.
+local function ledgerNumber(s)
+  if type(s) == 'string' and #s <= 16 and (s == '0' or string.match(s, '^[1-9]%d*$')) then
     local n = tonumber(s)
     if n <= maxScore then
       return n
     end
   end
   return nil
+end
+
+-- ledgerPoints decodes a ledger value: a multiple of 10 from 0 to maxScore
+-- (wire.ParseLedgerPoints). It returns the number, or nil.
+local function ledgerPoints(s)
+  local n = ledgerNumber(s)
+  if n and n % 10 == 0 then
+    return n
+  end
+  return nil
+end
+
+-- markerOf decodes an instance's marker, '<possible> <participants>
+-- <points> <digest> <folded_ms>' (wire.ParseMarker): a table with those
+-- names, or nil.
+local function markerOf(s)
+  if type(s) ~= 'string' then
+    return nil
+  end
+  local f = {}
+  for part in string.gmatch(s, '[^ ]+') do
+    f[#f + 1] = part
+  end
+  if #f ~= 5 or #s ~= #f[1] + #f[2] + #f[3] + #f[4] + #f[5] + 4 or not string.match(f[4], '^[0-9a-f]+$') or #f[4] ~= 32 then
+    return nil
+  end
+  local m = {possible = ledgerNumber(f[1]), participants = ledgerNumber(f[2]), points = ledgerPoints(f[3]), digest = f[4],
+    folded = ledgerNumber(f[5])}
+  if not (m.possible and m.participants and m.points and m.folded) or m.possible < 10 or m.possible > 10 * maxQuestions or
+    m.possible % 10 ~= 0 then
+    return nil
+  end
+  return m
+end
+
+-- markerString writes a marker table in its one form (wire.Marker.String).
+local function markerString(m)
+  return string.format(int, m.possible) .. ' ' .. string.format(int, m.participants) .. ' ' ..
+    string.format(int, m.points) .. ' ' .. m.digest .. ' ' .. string.format(int, m.folded)
 end
 
 -- corrupt is the refusal of data that breaks the contract, naming the key.

@@ -37,6 +37,8 @@ var (
 	purgeQuiz string
 	//go:embed course.lua
 	course string
+	//go:embed course_check.lua
+	courseCheck string
 )
 
 // Script is one Lua script: its source (the prelude and the file) and SHA1.
@@ -73,9 +75,11 @@ var (
 	RepairSwap = newScript("repair_swap.lua", repairSwap, false)
 	// PurgeQuiz deletes a finished quiz's keys.
 	PurgeQuiz = newScript("purge_quiz.lua", purgeQuiz, false)
-	// Course folds a part of a quiz into a course board and its ledger, or
-	// takes one out, or checks that the ACL user may write the course.
+	// Course folds a part of a quiz instance into a course's board, index
+	// and the instance's ledger, or takes one out.
 	Course = newScript("course.lua", course, false)
+	// CourseCheck reads whether the ACL user may make a course operation's writes.
+	CourseCheck = newScript("course_check.lua", courseCheck, true)
 )
 
 // MaxAnswers bounds the answers of one RecordAnswer run, so that no run

@@ -107,6 +107,13 @@ for i = 3, #ARGV do
     out[#out + 1] = show(agrees(p, s))
   elseif fn == 'ledgerPoints' then
     out[#out + 1] = show(ledgerPoints(x))
+  elseif fn == 'markerOf' then
+    local m = markerOf(x)
+    if m then
+      out[#out + 1] = show(m.possible, m.participants, m.points, m.digest, m.folded) .. '|' .. markerString(m)
+    else
+      out[#out + 1] = ''
+    end
   elseif fn == 'timeOf' then
     out[#out + 1] = show(timeOf(x))
   end
@@ -244,6 +251,16 @@ func TestLuaCodecIsGos(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, lua.call("ledgerPoints", 0, values...)); diff != "" {
 			t.Errorf("ledger values, Go (-) and Lua (+):\n%s", diff)
+		}
+	})
+	t.Run("markers", func(t *testing.T) {
+		var want []string
+		for _, s := range wire.Markers {
+			m, ok := wire.ParseMarker(s)
+			want = append(want, show(ok, m.Possible, m.Participants, m.Points, m.Digest, m.FoldedMS, m.String()))
+		}
+		if diff := cmp.Diff(want, lua.call("markerOf", 0, wire.Markers...)); diff != "" {
+			t.Errorf("markers, Go (-) and Lua (+):\n%s", diff)
 		}
 	})
 	t.Run("times", func(t *testing.T) {
