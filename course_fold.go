@@ -77,7 +77,10 @@ type foldRecap struct {
 // that is not an entry ID); then ErrForbidden, ErrConflict, ErrCorrupt (a
 // key of the wrong type, a marker out of its form, or a total the points
 // would raise past 2^53 - 2); with WithReplicas, ErrNotReplicated (a part
-// was applied on the primary; a Fold again is safe).
+// that wrote was applied on the primary; a Fold again is safe). A part that
+// wrote nothing is not waited for, so a Fold that finds the instance folded
+// returns AlreadyFolded and nil: what an earlier Fold wrote is as durable as
+// that call answered.
 func (c *Course) Fold(ctx context.Context, r Recap) (Fold, error) {
 	f, err := c.foldable(r)
 	if err != nil {
@@ -111,7 +114,7 @@ func (c *Course) Fold(ctx context.Context, r Recap) (Fold, error) {
 		for _, p := range part {
 			args = append(args, p.participant, p.points)
 		}
-		nums, err := c.numbers(run(ctx, c.s, script.Course, keys, args), f, 3)
+		nums, err := c.numbers(runScriptWrote(ctx, c.s, script.Course, foldWrote, rueidis.LuaExec{Keys: keys, Args: args})[0], f, 4)
 		if err != nil {
 			return out, err
 		}
@@ -433,11 +436,14 @@ func (c *Course) unfold(ctx context.Context, quizID, instance string) ([]Correct
 			first = "1"
 		}
 		args := append([]string{"unfold", field, c.keys.ledgers, first}, part...)
-		flat, err := run(ctx, c.s, script.Course, keys, args).AsStrSlice()
+		flat, err := runScriptWrote(ctx, c.s, script.Course, unfoldWrote, rueidis.LuaExec{Keys: keys, Args: args})[0].AsStrSlice()
 		if err != nil {
 			return out, c.fail(err, quizID, instance, ledger)
 		}
-		for j := 0; j+2 < len(flat); j += 3 {
+		if len(flat)%3 != 1 {
+			return out, fmt.Errorf("kuis: %s: unfold reply of %d elements, want 1 + 3 per participant", c.about(quizID, ""), len(flat))
+		}
+		for j := 1; j+2 < len(flat); j += 3 {
 			was, err1 := strconv.ParseFloat(flat[j+1], 64)
 			now, err2 := strconv.ParseInt(flat[j+2], 10, 64)
 			if err1 != nil || err2 != nil {
@@ -447,4 +453,22 @@ func (c *Course) unfold(ctx context.Context, quizID, instance string) ([]Correct
 		}
 	}
 	return out, nil
+}
+
+// foldWrote and unfoldWrote tell from a course.lua run's reply whether it
+// wrote (its last element, or its first): a run that wrote nothing is not
+// waited for with WithReplicas, so that a fold again or an unfold of nothing
+// never answers ErrNotReplicated. A reply of another shape counts as written.
+func foldWrote(m rueidis.RedisMessage) bool {
+	a, err := m.ToArray()
+	if err != nil || len(a) != 4 {
+		return true
+	}
+	n, err := a[3].AsInt64()
+	return err != nil || n != 0
+}
+
+func unfoldWrote(m rueidis.RedisMessage) bool {
+	a, err := m.AsStrSlice()
+	return err != nil || len(a) == 0 || a[0] != "0"
 }

@@ -118,10 +118,10 @@ func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course) er
 		folded, err = foldInto(ctx, into, r)
 		return err
 	})
-	var other *otherCourse
+	var other *kuis.ConflictError
 	switch {
-	case errors.As(err, &other):
-		return other
+	case errors.As(err, &other) && other.Reason == kuis.ConflictCourse:
+		return other // nothing was archived, folded or deleted: no more words needed
 	case errors.Is(err, kuis.ErrQuizNotFound):
 		var ok bool
 		if qdir, ok = latestArchive(dir, id); !ok {
@@ -147,20 +147,9 @@ func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course) er
 	return nil
 }
 
-// otherCourse refuses to fold a quiz into another course than the one its
-// meta names (Info.Course).
-type otherCourse struct {
-	quiz, instance, named, given string
-}
-
-func (e *otherCourse) Error() string {
-	return fmt.Sprintf("quiz %s (instance %s) names course %s, not %s: it folds into %s only; nothing done for it",
-		e.quiz, e.instance, e.named, e.given, e.named)
-}
-
 // courseFor is the course recap r folds into: the one its quiz names
 // (Info.Course), else given (nil: none). A quiz that names another course
-// than given is *otherCourse.
+// than given is a *kuis.ConflictError of reason ConflictCourse.
 func (c *cli) courseFor(r kuis.Recap, given *kuis.Course) (*kuis.Course, error) {
 	named := r.Info.Course
 	switch {
@@ -169,7 +158,8 @@ func (c *cli) courseFor(r kuis.Recap, given *kuis.Course) (*kuis.Course, error) 
 	case given == nil:
 		return c.store.Course(named)
 	case named != given.Keys().CourseID():
-		return nil, &otherCourse{quiz: r.QuizID, instance: cmp.Or(r.Instance, kuis.NoInstance), named: named, given: given.Keys().CourseID()}
+		return nil, &kuis.ConflictError{Course: given.Keys().CourseID(), Quiz: r.QuizID, Instance: cmp.Or(r.Instance, kuis.NoInstance),
+			Reason: kuis.ConflictCourse, Held: named, Given: given.Keys().CourseID()}
 	}
 	return given, nil
 }

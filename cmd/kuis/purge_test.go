@@ -331,7 +331,7 @@ func TestPurgeFoldsIntoTheQuizsCourse(t *testing.T) {
 	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || r.code != 1 {
 		t.Errorf("purge -finished -course ipa: exit %d; stdout (-want +got):\n%s", r.code, diff)
 	}
-	oneLine(t, "purge -course ipa of a quiz of mat", r.stderr, "kuis: purge mat-01: quiz mat-01 (instance "+recaps["mat-01"].Instance+") names course mat, not ipa")
+	oneLine(t, "purge -course ipa of a quiz of mat", r.stderr, "kuis: purge mat-01: quiz mat-01 (instance "+recaps["mat-01"].Instance+") belongs to course mat, not to ipa")
 	if _, err := os.Stat(filepath.Join(dir, "mat-01")); !tg.exists("mat-01") || !os.IsNotExist(err) {
 		t.Errorf("the refused quiz: kept %v, archive %v", tg.exists("mat-01"), err)
 	}
@@ -357,7 +357,7 @@ func TestPurgeFoldsIntoTheQuizsCourse(t *testing.T) {
 	if r.code != 1 || r.stdout != "" {
 		t.Errorf("purge -course ipa of mat-01 gone: exit %d, stdout %q", r.code, r.stdout)
 	}
-	oneLine(t, "purge -course ipa of mat-01 gone", r.stderr, "kuis: purge mat-01: quiz mat-01 ", "names course mat, not ipa")
+	oneLine(t, "purge -course ipa of mat-01 gone", r.stderr, "kuis: purge mat-01: quiz mat-01 ", "belongs to course mat, not to ipa")
 	want = []string{"mat-01: archived in " + instanceDir(dir, recaps["mat-01"]) + " before, folded into mat before, no keys left"}
 	if diff := cmp.Diff(want, lines(tg.must("purge", "mat-01", "-archive", dir))); diff != "" {
 		t.Errorf("purge of mat-01 gone (-want +got):\n%s", diff)
@@ -392,7 +392,7 @@ func TestCourseFoldFromArchive(t *testing.T) {
 		{filepath.Join(dir, "kuis-07"), "kuis-07: folded into ipa-8a: 1 participant(s), 10 points\n", ""},
 		{notQuiz, "", "kuis: course fold ipa-8a: " + notQuiz + " is not a quiz's recap.json"},
 		{filepath.Join(dir, "kuis-99"), "", "kuis: course fold ipa-8a: open " + filepath.Join(dir, "kuis-99")},
-		{instanceDir(dir, mat), "", "kuis: course fold ipa-8a mat-01: quiz mat-01 (instance " + mat.Instance + ") names course mat, not ipa-8a"},
+		{instanceDir(dir, mat), "", "kuis: course fold ipa-8a mat-01: quiz mat-01 (instance " + mat.Instance + ") belongs to course mat, not to ipa-8a"},
 	} {
 		r := tg.kuis("course", "fold", "ipa-8a", "-from-archive", tc.path)
 		if r.stdout != tc.stdout || (r.code == 0) != (tc.stderr == "") {

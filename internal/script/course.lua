@@ -9,9 +9,10 @@
 --     instance folded (folded_ms = the server's TIME in ms) once its ledger
 --     holds exactly the marker's participants. A pair the ledger holds with
 --     the same points adds nothing, so a part retried adds only what is
---     missing. Reply: {state, participants added, points added}, state 1
---     when the instance was folded already with this digest (nothing
---     written), 2 when this part marked it folded, else 0.
+--     missing. Reply: {state, participants added, points added, wrote},
+--     state 1 when the instance was folded already with this digest
+--     (nothing written), 2 when this part marked it folded, else 0; wrote 1
+--     when the run wrote anything, else 0 (no WAIT follows it).
 --   'unfold', field, ledger key prefix, first, then participants: takes
 --     each participant's points from this instance out of the ledger and
 --     the board. A participant left with 0 points stays on the board while
@@ -19,8 +20,10 @@
 --     the prefix, in the course's hash slot) holds them. With first '1' the
 --     marker's folded_ms is set to 0 first, so that an unfold cut short reads
 --     as a fold in parts; once the ledger is empty, the index field goes.
---     Reply: {participant, was, now, ...} for each participant the ledger
---     held, was and now the board's total before and after.
+--     Reply: {wrote, participant, was, now, ...}: wrote '1' when the run
+--     wrote anything, else '0' (no WAIT follows it); then for each
+--     participant the ledger held, was and now the board's total before and
+--     after.
 -- Refusals, before anything is written: KUIS_FORBIDDEN; KUIS_CONFLICT
 -- '<reason>\31<participant>\31<held>\31<given>' (separated by the unit
 -- separator, a control character no stored name holds and, unlike a tab,
@@ -88,7 +91,7 @@ if mode == 'fold' then
     end
   end
   if held and held.digest == mine.digest and held.folded > 0 then
-    return {1, 0, 0}
+    return {1, 0, 0, 0}
   end
   local todo = {}
   for j, name in ipairs(names) do
@@ -139,7 +142,11 @@ if mode == 'fold' then
     redis.call('HSET', index, field, markerString(mine))
     state = 2
   end
-  return {state, #todo, string.format(int, added)}
+  local wrote = 0
+  if not held or #todo > 0 or state == 2 then
+    wrote = 1
+  end
+  return {state, #todo, string.format(int, added), wrote}
 end
 
 if mode == 'unfold' then
@@ -170,11 +177,12 @@ if mode == 'unfold' then
       points[#points + 1] = p
     end
   end
+  local out = {'0'}
   if ARGV[4] == '1' and held and held.folded > 0 then
     held.folded = 0
     redis.call('HSET', index, field, markerString(held))
+    out[1] = '1'
   end
-  local out = {}
   if #who > 0 then
     local totals = redis.call('ZMSCORE', board, unpack(who))
     local others -- the other instances' ledgers, read once a total reaches 0
@@ -208,6 +216,7 @@ if mode == 'unfold' then
       out[#out + 1] = whole(totals[k] or 0)
       out[#out + 1] = string.format(int, now)
     end
+    out[1] = '1'
     redis.call('HDEL', ledger, unpack(who))
     if #set > 0 then
       redis.call('ZADD', board, unpack(set))
@@ -218,6 +227,7 @@ if mode == 'unfold' then
   end
   if raw and redis.call('HLEN', ledger) == 0 then
     redis.call('HDEL', index, field)
+    out[1] = '1'
   end
   return out
 end
