@@ -137,14 +137,15 @@ func (e *env) courseKeys(c *kuis.Course, rcs ...kuis.Recap) []string {
 		quiz, instance, _ := strings.Cut(f, "@")
 		keys = append(keys, k.Ledger(quiz, instance))
 	}
-	for _, rc := range rcs {
+	for i := range rcs {
+		rc := &rcs[i]
 		keys = append(keys, k.Ledger(rc.QuizID, instanceOf(rc)))
 	}
 	return keys
 }
 
 // instanceOf is the instance a recap folds as.
-func instanceOf(rc kuis.Recap) string {
+func instanceOf(rc *kuis.Recap) string {
 	if rc.Instance == "" {
 		return kuis.NoInstance
 	}
@@ -178,7 +179,8 @@ func wantClean(t *testing.T, e *env, c *kuis.Course) {
 func wantFolded(t *testing.T, e *env, c *kuis.Course, rcs ...kuis.Recap) {
 	t.Helper()
 	want := courseView{Index: map[string]string{}, Ledgers: map[string]map[string]string{}, Board: map[string]float64{}}
-	for _, rc := range rcs {
+	for i := range rcs {
+		rc := &rcs[i]
 		field := rc.QuizID + "@" + instanceOf(rc)
 		ledger := map[string]string{}
 		var points int64
@@ -199,8 +201,9 @@ func wantFolded(t *testing.T, e *env, c *kuis.Course, rcs ...kuis.Recap) {
 // fold folds each recap into c, failing the test on an error.
 func fold(t testing.TB, e *env, c *kuis.Course, rcs ...kuis.Recap) {
 	t.Helper()
-	for _, rc := range rcs {
-		if _, err := c.Fold(e.ctx, rc); err != nil {
+	for i := range rcs {
+		rc := &rcs[i]
+		if _, err := c.Fold(e.ctx, *rc); err != nil {
 			t.Fatalf("Fold(%s@%s): %v", rc.QuizID, rc.Instance, err)
 		}
 	}
@@ -1538,7 +1541,7 @@ func wantErr(err, want error) error {
 	if errors.Is(err, want) {
 		return nil
 	}
-	return fmt.Errorf("got %v, want %v", err, want)
+	return fmt.Errorf("got %w, want %w", err, want)
 }
 
 // TestCourseFoldReadsOneInstance: folding again and unfolding one small
