@@ -227,7 +227,7 @@ func everyOperation(t *testing.T, e *env, i int, id string) {
 	recap.Answers = untimed(recap.Answers)
 	answers := []kuis.AnswerRecord{{Participant: "Ali", Question: 1}, {Participant: "Siswa-" + strconv.Itoa(i), Question: 1},
 		{Participant: "Ali", Question: 2}, {Participant: "Budi", Question: 1}, {Participant: "Citra", Question: 1}, {Participant: "Citra", Question: 2}}
-	wantRecap := kuis.Recap{QuizID: id, Info: info, Standings: board, Questions: []kuis.QuestionResult{{1, 4}, {2, 2}, {3, 0}}, Answers: answers}
+	wantRecap := kuis.Recap{QuizID: id, Instance: recap.Instance, Info: info, Standings: board, Questions: []kuis.QuestionResult{{1, 4}, {2, 2}, {3, 0}}, Answers: answers}
 	if diff := cmp.Diff(wantRecap, recap); err != nil || diff != "" {
 		t.Errorf("Recap: %v (-want +got):\n%s", err, diff)
 	}
