@@ -15,17 +15,16 @@ type finding struct {
 }
 
 var cmdAudit = &command{
-	name:    "audit",
-	args:    "QUIZ... | -all [-json]",
-	summary: "check quizzes against the data contract; exit status 1 when anything is found",
-	detail: `
+	usageLine: "audit QUIZ... | -all [-json]",
+	short:     "check quizzes against the data contract; exit status 1 when anything is found",
+	long: `
 Checks each quiz's keys against the contract (Store.Audit: types, TTLs, meta,
 every score against the counted answers, the answer log, the order set) and
 prints each violation found, one a line: key: rule: detail. Nothing when all
 is well. With -json, one JSON array of {"quiz_id", "key", "rule", "detail"}.
 Exit status 1 when a violation is found or a quiz could not be audited (each
 such quiz has its line on stderr); kuis repair mends the scores and the order.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		all := fs.Bool("all", false, "every quiz of the namespace")
 		asJSON := fs.Bool("json", false, "print one JSON array")
 		return func(ctx context.Context, c *cli, args []string) error {
@@ -133,10 +132,9 @@ type repaired struct {
 }
 
 var cmdRepair = &command{
-	name:    "repair",
-	args:    "QUIZ... [-dry-run] [-json]",
-	summary: "set each score back to 10 x its counted answers, and mend the order set",
-	detail: `
+	usageLine: "repair QUIZ... [-dry-run] [-json]",
+	short:     "set each score back to 10 x its counted answers, and mend the order set",
+	long: `
 Repairs each quiz (Store.Repair): every score becomes 10 x the participant's
 counted answers, members without any are removed, the order set is mended,
 and repair keys left by a stopped Repair are deleted. Prints each score
@@ -147,7 +145,7 @@ changed, one a line: quiz: participant: was -> now (now 0: removed). With
 Repair would mend, as audit prints it: the scores that are not 10 x the
 counted answers, the order set's findings, leftover repair keys. Its exit
 status is 1 when there is something to mend, as audit's.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		dry := fs.Bool("dry-run", false, "write nothing: print what Repair would mend")
 		asJSON := fs.Bool("json", false, "print one JSON array")
 		return func(ctx context.Context, c *cli, args []string) error {

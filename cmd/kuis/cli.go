@@ -17,43 +17,6 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// command is one command of kuis, as the table below lists it.
-type command struct {
-	name    string // one word, or a group's word and the command's: "acl apply"
-	args    string // what follows the name, as kuis -h shows it
-	summary string // what it does, in one line
-	detail  string // more for kuis <command> -h: what it prints, its exit status
-	// flags declares the command's flags on fs and returns the function that
-	// runs it with the arguments that are not flags.
-	flags func(fs *flag.FlagSet) func(ctx context.Context, c *cli, args []string) error
-}
-
-// commands is every command, in the order kuis -h lists them. Each group of
-// commands lives in a file of its own (quizzes.go, watch.go, recap.go,
-// audit.go, purge.go, course.go, teams.go, acl.go) and adds its entries here.
-var commands = []*command{
-	cmdQuizzes, cmdShow, cmdWatch, cmdRecap, cmdAudit, cmdRepair, cmdPurge,
-	cmdCourseFold, cmdCourseUnfold, cmdCourseShow, cmdCourseRecap, cmdCourseAudit, cmdCourseRepair, cmdCoursePurge,
-	cmdTeams, cmdACLRules, cmdACLApply,
-}
-
-// exitError ends a run with code, after printing msg (when not empty) as
-// one line on stderr.
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }
-
-// usagef is a usage error: exit status 2, one line naming what is wrong.
-func usagef(format string, args ...any) error {
-	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
-}
-
-// errReported ends a run with status 1 when each failure already has its line.
-var errReported = &exitError{code: 1}
-
 // globals are the flags before the command.
 type globals struct {
 	addr, cluster, user, passwordFile, namespace, ties string
@@ -106,47 +69,37 @@ func (c *cli) run(ctx context.Context, args []string) error {
 	if err := noPasswordFlag(args); err != nil {
 		return err
 	}
-	fs := flag.NewFlagSet("kuis", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	g := &c.g
-	fs.StringVar(&g.addr, "addr", "", "the standalone Redis server, `host:port` (default $REDIS_ADDR, else 127.0.0.1:6379)")
-	fs.StringVar(&g.cluster, "cluster", "", "the seed nodes of a Redis Cluster, `host:port,...` (default $REDIS_CLUSTER_ADDRS); implies -hash-tag")
-	fs.StringVar(&g.user, "user", "", "log in as the ACL user `NAME` (default: the default user)")
-	fs.StringVar(&g.passwordFile, "password-file", "", "read the user's password from `FILE` (default $REDIS_PASSWORD; never a flag's value)")
-	fs.StringVar(&g.namespace, "namespace", kuis.DefaultNamespace, "the keys' first segment, `NS`, as WithNamespace sets it")
-	fs.BoolVar(&g.hashTag, "hash-tag", false, "quiz IDs in braces in key names, as WithHashTag sets them")
-	fs.StringVar(&g.ties, "ties", "name", "the order of equal scores, `name` or time, as WithTies sets it")
-	fs.DurationVar(&g.timeout, "timeout", time.Minute, "the longest one step may take: connecting, or one quiz's or course's read, fold, audit, repair or purge; 0: no limit")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			c.usage(fs)
-			return nil
+	return c.exec(ctx, "kuis", root, args)
+}
+
+// root is kuis itself: the group of every command, whose flags (the
+// globals) stand before the command.
+var root = &command{
+	usageLine: "kuis [flags] <command> [arguments]",
+	short: `kuis operates the quizzes of a kuis deployment on Redis: it lists, shows and
+watches them, recaps, audits and repairs them, archives and purges finished ones,
+folds them into course boards, ranks teams, and makes the ACL users of the
+library's roles on every node.`,
+	long: `The result goes to stdout; errors, one line each, and the progress of long work
+go to stderr. Exit status: 0 when all went well; 1 when a check found something,
+or a quiz failed (each failure has its line, the rest is still done), or the
+server could not be reached; 2 for a usage error. kuis <command> -h tells more.`,
+	flag: func(fs *flag.FlagSet) runFunc {
+		var g globals
+		fs.StringVar(&g.addr, "addr", "", "the standalone Redis server, `host:port` (default $REDIS_ADDR, else 127.0.0.1:6379)")
+		fs.StringVar(&g.cluster, "cluster", "", "the seed nodes of a Redis Cluster, `host:port,...` (default $REDIS_CLUSTER_ADDRS); implies -hash-tag")
+		fs.StringVar(&g.user, "user", "", "log in as the ACL user `NAME` (default: the default user)")
+		fs.StringVar(&g.passwordFile, "password-file", "", "read the user's password from `FILE` (default $REDIS_PASSWORD; never a flag's value)")
+		fs.StringVar(&g.namespace, "namespace", kuis.DefaultNamespace, "the keys' first segment, `NS`, as WithNamespace sets it")
+		fs.BoolVar(&g.hashTag, "hash-tag", false, "quiz IDs in braces in key names, as WithHashTag sets them")
+		fs.StringVar(&g.ties, "ties", "name", "the order of equal scores, `name` or time, as WithTies sets it")
+		fs.DurationVar(&g.timeout, "timeout", time.Minute, "the longest one step may take: connecting, or one quiz's or course's read, fold, audit, repair or purge; 0: no limit")
+		return func(_ context.Context, c *cli, _ []string) error {
+			c.g = g
+			return c.resolve(fs)
 		}
-		return usagef("kuis: %v (kuis -h lists the flags)", err)
-	}
-	if err := c.resolve(fs); err != nil {
-		return err
-	}
-	args = fs.Args()
-	if len(args) == 0 {
-		return usagef("kuis: no command (kuis -h lists them)")
-	}
-	cmd, rest, err := c.find(args)
-	if cmd == nil || err != nil {
-		return err
-	}
-	cfs := flag.NewFlagSet("kuis "+cmd.name, flag.ContinueOnError)
-	cfs.SetOutput(io.Discard)
-	runCmd := cmd.flags(cfs)
-	pos, err := parseInterleaved(cfs, rest)
-	if errors.Is(err, flag.ErrHelp) {
-		c.commandUsage(cmd, cfs)
-		return nil
-	}
-	if err != nil {
-		return usagef("kuis %s: %v (kuis %s -h)", cmd.name, err, cmd.name)
-	}
-	return runCmd(ctx, c, pos)
+	},
+	commands: []*command{cmdQuizzes, cmdShow, cmdWatch, cmdRecap, cmdAudit, cmdRepair, cmdPurge, cmdCourse, cmdTeams, cmdACL},
 }
 
 // noPasswordFlag refuses a password given as a flag's value, anywhere in
@@ -229,110 +182,6 @@ func readPassword(path string) (string, error) {
 		return "", usagef("kuis: password file %s is empty", path)
 	}
 	return pw, nil
-}
-
-// find returns the command args name, and the arguments after its name. A
-// group's word alone, or with -h, prints the group's commands.
-func (c *cli) find(args []string) (*command, []string, error) {
-	for _, cmd := range commands {
-		if cmd.name == args[0] {
-			return cmd, args[1:], nil
-		}
-	}
-	var group []*command
-	for _, cmd := range commands {
-		if strings.HasPrefix(cmd.name, args[0]+" ") {
-			group = append(group, cmd)
-		}
-	}
-	if len(group) == 0 {
-		return nil, nil, usagef("kuis: unknown command %q (kuis -h lists the commands)", args[0])
-	}
-	if len(args) > 1 && (args[1] == "-h" || args[1] == "-help" || args[1] == "--help") {
-		fmt.Fprintf(c.stdout, "Usage of kuis %s:\n", args[0])
-		c.listCommands(group)
-		return nil, nil, nil
-	}
-	if len(args) > 1 {
-		for _, cmd := range group {
-			if cmd.name == args[0]+" "+args[1] {
-				return cmd, args[2:], nil
-			}
-		}
-		return nil, nil, usagef("kuis %s: unknown command %q (kuis %s -h lists them)", args[0], args[1], args[0])
-	}
-	return nil, nil, usagef("kuis %s: which one? (kuis %s -h lists them)", args[0], args[0])
-}
-
-// parseInterleaved parses flags anywhere among the arguments, as the
-// synopses write them after the quiz ("show QUIZ -top 5"), and returns the
-// others in order; everything after "--" is an argument.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos, tail []string
-	if i := slices.Index(args, "--"); i >= 0 {
-		args, tail = args[:i], args[i+1:]
-	}
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return append(pos, tail...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
-// usage prints kuis -h.
-func (c *cli) usage(fs *flag.FlagSet) {
-	w := c.stdout
-	fmt.Fprint(w, `kuis operates the quizzes of a kuis deployment on Redis: it lists, shows and
-watches them, recaps, audits and repairs them, archives and purges finished ones,
-folds them into course boards, ranks teams, and makes the ACL users of the
-library's roles on every node.
-
-Usage: kuis [flags] <command> [arguments]
-
-Commands:
-`)
-	c.listCommands(commands)
-	fmt.Fprint(w, "\nFlags (before the command):\n")
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-	fmt.Fprint(w, `
-The result goes to stdout; errors, one line each, and the progress of long work
-go to stderr. Exit status: 0 when all went well; 1 when a check found something,
-or a quiz failed (each failure has its line, the rest is still done), or the
-server could not be reached; 2 for a usage error. kuis <command> -h tells more.
-`)
-}
-
-// listCommands prints the synopsis and summary of each of cmds.
-func (c *cli) listCommands(cmds []*command) {
-	for _, cmd := range cmds {
-		fmt.Fprintf(c.stdout, "  %s %s\n        %s\n", cmd.name, cmd.args, cmd.summary)
-	}
-}
-
-// commandUsage prints kuis <command> -h.
-func (c *cli) commandUsage(cmd *command, fs *flag.FlagSet) {
-	w := c.stdout
-	fmt.Fprintf(w, "Usage: kuis [flags] %s %s\n\n%s\n", cmd.name, cmd.args, cmd.summary)
-	if cmd.detail != "" {
-		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(cmd.detail))
-	}
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	if n > 0 {
-		fmt.Fprint(w, "\nFlags:\n")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	fmt.Fprint(w, "\nkuis -h lists the flags before the command: the server, the user, the namespace.\n")
 }
 
 // options are the library's options the global flags select.

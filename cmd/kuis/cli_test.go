@@ -117,29 +117,41 @@ func TestUsageErrors(t *testing.T) {
 }
 
 // TestHelp: kuis -h, kuis <command> -h and kuis <group> -h print to stdout
-// and exit 0; kuis -h names every command.
+// and exit 0; kuis -h names every command, and a group's -h each of its
+// commands.
 func TestHelp(t *testing.T) {
 	r := runKuis(nil, "-h")
 	if r.code != 0 || r.stderr != "" {
 		t.Fatalf("kuis -h: exit %d, stderr %q", r.code, r.stderr)
 	}
-	for _, cmd := range commands {
-		if !strings.Contains(r.stdout, "  "+cmd.name+" "+cmd.args+"\n") {
-			t.Errorf("kuis -h does not list %q", cmd.name+" "+cmd.args)
+	var walk func(words []string, cmd *command)
+	walk = func(words []string, cmd *command) {
+		words = append(slices.Clip(words), cmd.name())
+		h := runKuis(nil, append(words, "-h")...)
+		if cmd.commands != nil {
+			for _, sub := range cmd.commands {
+				if sub.commands == nil && !strings.Contains(h.stdout, "  "+strings.Join(words, " ")+" "+sub.usageLine+"\n") {
+					t.Errorf("kuis %s -h does not list %q", strings.Join(words, " "), sub.usageLine)
+				}
+				walk(words, sub)
+			}
+			return
 		}
-		h := runKuis(nil, append(strings.Fields(cmd.name), "-h")...)
-		if h.code != 0 || h.stderr != "" || !strings.HasPrefix(h.stdout, "Usage: kuis [flags] "+cmd.name+" ") {
-			t.Errorf("kuis %s -h: exit %d, stderr %q, stdout %q", cmd.name, h.code, h.stderr, h.stdout)
+		line := strings.Join(words[:len(words)-1], " ") + " " + cmd.usageLine
+		if !strings.Contains(r.stdout, "  "+strings.TrimSpace(line)+"\n") {
+			t.Errorf("kuis -h does not list %q", line)
 		}
+		if h.code != 0 || h.stderr != "" || !strings.HasPrefix(h.stdout, "Usage: kuis [flags] "+strings.TrimSpace(line)+"\n") {
+			t.Errorf("kuis %s -h: exit %d, stderr %q, stdout %q", strings.Join(words, " "), h.code, h.stderr, h.stdout)
+		}
+	}
+	for _, cmd := range root.commands {
+		walk(nil, cmd)
 	}
 	for _, flag := range []string{"-addr", "-cluster", "-user", "-password-file", "-namespace", "-hash-tag", "-ties", "-timeout"} {
 		if !strings.Contains(r.stdout, "  "+flag+" ") && !strings.Contains(r.stdout, "  "+flag+"\n") {
 			t.Errorf("kuis -h does not list the flag %s", flag)
 		}
-	}
-	g := runKuis(nil, "acl", "-h")
-	if g.code != 0 || !strings.Contains(g.stdout, "acl rules") || !strings.Contains(g.stdout, "acl apply") {
-		t.Errorf("kuis acl -h: exit %d, stdout %q", g.code, g.stdout)
 	}
 }
 

@@ -11,9 +11,13 @@ import (
 	"github.com/kuisboard/kuis"
 )
 
-// The course commands: a course board holds the points of the finished
-// quizzes folded into it, each counted once, with a ledger of what each
-// quiz gave whom (kuis.Course).
+// cmdCourse is the group of the course commands: a course board holds the
+// points of the finished quizzes folded into it, each counted once, with a
+// ledger of what each quiz gave whom (kuis.Course).
+var cmdCourse = &command{
+	usageLine: "course <command> [arguments]",
+	commands:  []*command{cmdCourseFold, cmdCourseUnfold, cmdCourseShow, cmdCourseRecap, cmdCourseAudit, cmdCourseRepair, cmdCoursePurge},
+}
 
 // course is the handle on course id; an invalid course ID is a usage error
 // of command name (no I/O).
@@ -44,10 +48,9 @@ func courseArgs(name string, args []string, least, most int, want string) error 
 }
 
 var cmdCourseFold = &command{
-	name:    "course fold",
-	args:    "COURSE (QUIZ... | -from-archive PATH)",
-	summary: "fold finished quizzes into a course board, each counted once",
-	detail: `
+	usageLine: "fold COURSE (QUIZ... | -from-archive PATH)",
+	short:     "fold finished quizzes into a course board, each counted once",
+	long: `
 For each quiz: takes its recap (Store.Recap) and folds it into the course
 (Course.Fold): each participant's points go to their course total, and the
 course's ledger records what the quiz gave each, so that a quiz folded again
@@ -64,7 +67,7 @@ holds otherwise than its recap says (repaired since it was folded), with
 what differs: kuis course unfold COURSE QUIZ, then fold it again. Exit status
 1 when a quiz failed (each has its line on stderr); the others are still
 folded.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		fromArchive := fs.String("from-archive", "", "fold the recap archived in `PATH` (a recap.json, or its directory) instead of quizzes")
 		return func(ctx context.Context, c *cli, args []string) error {
 			least, most, want := 1, -1, "QUIZ"
@@ -165,10 +168,9 @@ func corrections(courseID string, cs []kuis.Correction) []courseCorrection {
 }
 
 var cmdCourseUnfold = &command{
-	name:    "course unfold",
-	args:    "COURSE QUIZ [-instance ID] [-json]",
-	summary: "take a quiz's points out of a course board",
-	detail: `
+	usageLine: "unfold COURSE QUIZ [-instance ID] [-json]",
+	short:     "take a quiz's points out of a course board",
+	long: `
 Takes the points the quiz gave each participant out of the course, as the
 course's ledger records them: the quiz need not exist any more. Without
 -instance, the quiz ID's only instance in the course (Course.Unfold): an ID
@@ -180,7 +182,7 @@ participant(s), or QUIZ: not folded into COURSE: nothing to unfold. With
 -json, one JSON array of {"course_id", "participant", "was", "now"}: each
 total before and after (now 0: the participant left the board, or has 0
 points from another quiz).`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		asJSON := fs.Bool("json", false, "print one JSON array")
 		instance := fs.String("instance", "", "unfold this instance of the quiz (its log's start entry ID)")
 		return func(ctx context.Context, c *cli, args []string) error {
@@ -236,10 +238,9 @@ type courseShow struct {
 }
 
 var cmdCourseShow = &command{
-	name:    "course show",
-	args:    "COURSE [-top N] [-json]",
-	summary: "a course's folded quizzes and the top N of its board",
-	detail: `
+	usageLine: "show COURSE [-top N] [-json]",
+	short:     "a course's folded quizzes and the top N of its board",
+	long: `
 Prints the quizzes folded into the course (Course.Quizzes) and how many
 participants have points (Course.Len), then the top N of its board
 (Course.Page), one participant a line: rank (equal totals share one),
@@ -247,7 +248,7 @@ participant, total. A course with nothing folded is empty, not an error.
 With -json, one JSON object: {"course_id", "quizzes": [{"quiz_id",
 "questions", "participants", "points"}], "participants", "standings":
 [{"rank", "competition_rank", "participant", "score"}]}.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		top := fs.Int("top", 10, "how many of the board's top to show, `N` from 1 to 1000")
 		asJSON := fs.Bool("json", false, "print one JSON object")
 		return func(ctx context.Context, c *cli, args []string) error {
@@ -304,10 +305,9 @@ func (c *cli) courseShow(ctx context.Context, course *kuis.Course, top int, asJS
 var courseFormats = []string{"standings", "json"}
 
 var cmdCourseRecap = &command{
-	name:    "course recap",
-	args:    "COURSE [-format standings|json] [-spreadsheet] [-o FILE]",
-	summary: "a course's standings and ledger, as CSV or JSON",
-	detail: `
+	usageLine: "recap COURSE [-format standings|json] [-spreadsheet] [-o FILE]",
+	short:     "a course's standings and ledger, as CSV or JSON",
+	long: `
 Takes the course's recap (Course.Recap: its board and ledger as one
 consistent snapshot) and prints it in a format:
   standings  rank,competition_rank,participant,score, then one column per
@@ -318,7 +318,7 @@ The CSV is the library's default form, which reads back byte for byte; with
 -spreadsheet it is the form for a spreadsheet, as kuis recap -h says. With
 -o FILE the file is written whole or not at all (a temporary file, flushed
 and renamed), readable by its owner only.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		format := fs.String("format", "standings", "`FORMAT`: standings or json")
 		sheet := fs.Bool("spreadsheet", false, "CSV for a spreadsheet: BOM, quoted cells, formulas made text")
 		out := fs.String("o", "", "write to `FILE` instead of stdout")
@@ -370,10 +370,9 @@ type courseFinding struct {
 }
 
 var cmdCourseAudit = &command{
-	name:    "course audit",
-	args:    "COURSE [-json]",
-	summary: "check a course against the data contract; exit status 1 when anything is found",
-	detail: `
+	usageLine: "audit COURSE [-json]",
+	short:     "check a course against the data contract; exit status 1 when anything is found",
+	long: `
 Checks the course's keys against the contract (Course.Audit: types, TTLs,
 every ledger field, each quiz's marker, each participant's total against the
 points the ledger gives them) and prints each violation found, one a line:
@@ -382,7 +381,7 @@ key: rule: detail. Nothing when all is well, or when nothing is folded. With
 1 when a violation is found: kuis course repair sets the totals back to the
 ledger's; a quiz without its marker (a fold or unfold stopped midway) is
 mended by folding or unfolding it again.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		asJSON := fs.Bool("json", false, "print one JSON array")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := courseArgs("course audit", args, 0, 0, ""); err != nil {
@@ -424,10 +423,9 @@ mended by folding or unfolding it again.`,
 }
 
 var cmdCourseRepair = &command{
-	name:    "course repair",
-	args:    "COURSE [-json]",
-	summary: "set each course total back to the sum of its ledger entries",
-	detail: `
+	usageLine: "repair COURSE [-json]",
+	short:     "set each course total back to the sum of its ledger entries",
+	long: `
 Repairs the course (Course.Repair): every total on its board becomes the sum
 of the points the ledger gives the participant; members without any are
 removed, and participants the ledger gives points to are put back. Prints
@@ -435,7 +433,7 @@ each total changed, one a line: COURSE: participant: was -> now (now 0:
 removed). With -json, one JSON array of {"course_id", "participant", "was",
 "now"}. A ledger field out of its form is not mended: course audit names it,
 and unfolding its quiz removes it.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		asJSON := fs.Bool("json", false, "print one JSON array")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := courseArgs("course repair", args, 0, 0, ""); err != nil {
@@ -471,10 +469,9 @@ and unfolding its quiz removes it.`,
 var errNothingFolded = errors.New("nothing folded")
 
 var cmdCoursePurge = &command{
-	name:    "course purge",
-	args:    "COURSE -archive DIR",
-	summary: "archive a course to files, then delete its keys",
-	detail: `
+	usageLine: "purge COURSE -archive DIR",
+	short:     "archive a course to files, then delete its keys",
+	long: `
 Purges the course (Course.Purge): takes its recap, writes its archive in
 DIR/<course>/, and only once the archive is on disk deletes the course's
 board and ledger, in one step that the server refuses if a fold changed the
@@ -486,7 +483,7 @@ owner only. A directory holding another quiz's or course's archive is
 refused. A course with nothing folded (purged before, say) has nothing to
 archive: an archive of it in DIR is kept. Prints COURSE: archived in
 DIR/<course>, N keys deleted.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		dir := fs.String("archive", "", "archive the course in `DIR`/<course>/ before deleting it (required)")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := courseArgs("course purge", args, 0, 0, ""); err != nil {

@@ -14,10 +14,9 @@ import (
 )
 
 var cmdPurge = &command{
-	name:    "purge",
-	args:    "(QUIZ... | -finished) -archive DIR [-course COURSE]",
-	summary: "archive finished quizzes to files (and fold them into their course), then delete their keys",
-	detail: `
+	usageLine: "purge (QUIZ... | -finished) -archive DIR [-course COURSE]",
+	short:     "archive finished quizzes to files (and fold them into their course), then delete their keys",
+	long: `
 For each quiz (Store.PurgeQuiz): takes its recap, writes its archive in
 DIR/<quiz>/<instance>/ (Recap.Instance: a quiz ID used again, week after week,
 keeps each quiz's files apart), and only once the archive is on disk deletes
@@ -48,7 +47,7 @@ running quiz is refused: finish it first.
 Prints one line per quiz purged: quiz: archived in DIR/<quiz>/<instance>,
 folded into COURSE, N keys deleted. Exit status 1 when a quiz failed (each
 has its line on stderr); the others are still purged.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		finished := fs.Bool("finished", false, "every finished quiz of the namespace")
 		dir := fs.String("archive", "", "archive each quiz in `DIR`/<quiz>/<instance>/ before deleting it (required)")
 		courseID := fs.String("course", "", "fold each quiz that names no course into the course `COURSE` before deleting it")

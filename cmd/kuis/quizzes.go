@@ -22,15 +22,14 @@ type quizLine struct {
 }
 
 var cmdQuizzes = &command{
-	name:    "quizzes",
-	args:    "[-status running|finished] [-json]",
-	summary: "every quiz of the namespace: status, questions, participants, answers, title",
-	detail: `
+	usageLine: "quizzes [-status running|finished] [-json]",
+	short:     "every quiz of the namespace: status, questions, participants, answers, title",
+	long: `
 Lists the quizzes (Store.Quizzes), sorted by ID, one a line: ID, status
 (berjalan: running, selesai: finished), questions, participants, counted
 answers and title. Nothing when there is none. With -json, one JSON array of
 {"quiz_id", "title", "questions", "status", "participants", "answers"}.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		status := fs.String("status", "", "only the quizzes `running` or finished")
 		asJSON := fs.Bool("json", false, "print one JSON array")
 		return func(ctx context.Context, c *cli, args []string) error {
@@ -184,16 +183,15 @@ type showResult struct {
 }
 
 var cmdShow = &command{
-	name:    "show",
-	args:    "QUIZ [-top N] [-json]",
-	summary: "a quiz's summary and the top N of its board",
-	detail: `
+	usageLine: "show QUIZ [-top N] [-json]",
+	short:     "a quiz's summary and the top N of its board",
+	long: `
 Prints the quiz's title, status and counts (Board.Summary), then the top N of
 its board (Board.Page), one participant a line: rank (equal scores share
 one), participant, score. With -json, one JSON object: {"quiz_id", "title",
 "questions", "status", "participants", "answers", "standings": [{"rank",
 "competition_rank", "participant", "score"}]}.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		top := fs.Int("top", 10, "how many of the board's top to show, `N` from 1 to 1000")
 		asJSON := fs.Bool("json", false, "print one JSON object")
 		return func(ctx context.Context, c *cli, args []string) error {

@@ -16,10 +16,9 @@ import (
 var recapFormats = []string{"standings", "gradebook", "answers", "json"}
 
 var cmdRecap = &command{
-	name:    "recap",
-	args:    "QUIZ [-format standings|gradebook|answers|json] [-spreadsheet] [-delimiter C] [-o FILE]",
-	summary: "a quiz's grades, as CSV or JSON",
-	detail: `
+	usageLine: "recap QUIZ [-format standings|gradebook|answers|json] [-spreadsheet] [-delimiter C] [-o FILE]",
+	short:     "a quiz's grades, as CSV or JSON",
+	long: `
 Takes the quiz's recap (Store.Recap: one consistent snapshot; finish the quiz
 first for an exact one) and prints it in a format:
   standings  rank,competition_rank,participant,score,correct_answers (Recap.WriteCSV)
@@ -35,7 +34,7 @@ before a cell a spreadsheet would run as a formula (a name like =HYPERLINK(...))
 comma (Indonesian, most European ones), or tab.
 With -o FILE the file is written whole or not at all (a temporary file,
 flushed and renamed), readable by its owner only.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		format := fs.String("format", "standings", "`FORMAT`: standings, gradebook, answers or json")
 		sheet := fs.Bool("spreadsheet", false, "CSV for a spreadsheet: BOM, quoted cells, formulas made text")
 		delimiter := fs.String("delimiter", ",", "separate the CSV's fields with `C`, one character (or tab)")

@@ -16,10 +16,9 @@ import (
 )
 
 var cmdTeams = &command{
-	name:    "teams",
-	args:    "(QUIZ | -course COURSE) -roster FILE [-by sum|mean] [-json]",
-	summary: "rank teams by their members' points on a quiz's board or a course's",
-	detail: `
+	usageLine: "teams (QUIZ | -course COURSE) -roster FILE [-by sum|mean] [-json]",
+	short:     "rank teams by their members' points on a quiz's board or a course's",
+	long: `
 Ranks the teams of a roster by their members' scores on the quiz's board
 (Board.Teams) or their totals in the course (Course.Teams): the sum of their
 points (-by sum), or its mean over the team's roster (-by mean: fair to teams
@@ -37,7 +36,7 @@ A roster that cannot be read exits 1. A roster that is not such a file (a row
 without two fields, an empty field, a member listed twice, a name the
 library refuses) is a usage error, exit 2, with its line: FILE:LINE: what is
 wrong.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		courseID := fs.String("course", "", "rank by totals in the course `COURSE` instead of a quiz's board")
 		roster := fs.String("roster", "", "the teams, a CSV `FILE` of rows team,member, - for the standard input (required)")
 		by := fs.String("by", "sum", "rank by the `sum` of the members' points, or their mean")

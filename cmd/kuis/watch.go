@@ -13,17 +13,16 @@ import (
 const watchEvery = 500 * time.Millisecond
 
 var cmdWatch = &command{
-	name:    "watch",
-	args:    "QUIZ [-top N]",
-	summary: "the live board, redrawn when it changes, until Finish or Ctrl-C",
-	detail: `
+	usageLine: "watch QUIZ [-top N]",
+	short:     "the live board, redrawn when it changes, until Finish or Ctrl-C",
+	long: `
 Follows the top N of the quiz's board (Board.Live): at once, then whenever an
 answer is counted, at most twice a second, until the quiz is finished (after
 its final board) or Ctrl-C; both end with exit status 0. On a terminal the
 screen is redrawn; otherwise (a pipe, a file) every board is printed whole,
 one participant a line, the participant and the score separated by a tab, and
 an empty line after each board. -timeout bounds nothing but the connection.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		top := fs.Int("top", 10, "how many of the board's top to show, `N` from 1 to 1000")
 		return func(ctx context.Context, c *cli, args []string) error {
 			id, err := oneQuiz("watch", args)
