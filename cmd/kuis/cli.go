@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -196,14 +197,17 @@ func (c *cli) options() []kuis.Option {
 	return opts
 }
 
-// connect opens the client and the Store. The client is rueidis's as the
-// library recommends it: a single client on a standalone server (rueidis
-// would otherwise probe CLUSTER SLOTS, which a restricted user may not send,
-// and guess), a cluster client on Redis Cluster. Client-side caching stays
-// off: kuis makes no cached read, and an ACL user made by ACLRules without
-// WithClientCache may not turn tracking on, which rueidis would do as it
-// connects.
+// connect opens the client and the Store, once a run. The client is
+// rueidis's as the library recommends it: a single client on a standalone
+// server (rueidis would otherwise probe CLUSTER SLOTS, which a restricted
+// user may not send, and guess), a cluster client on Redis Cluster.
+// Client-side caching stays off: kuis makes no cached read, and an ACL user
+// made by ACLRules without WithClientCache may not turn tracking on, which
+// rueidis would do as it connects.
 func (c *cli) connect(ctx context.Context) error {
+	if c.store != nil {
+		return nil
+	}
 	opt := rueidis.ClientOption{
 		InitAddress:       c.addrs,
 		Username:          c.g.user,
@@ -432,13 +436,21 @@ func (c *cli) quizArgs(ctx context.Context, name string, args []string, all bool
 func (c *cli) checkIDs(name string, ids ...string) error {
 	for _, id := range ids {
 		if _, err := c.store.Keys(id); err != nil {
-			if uerr := inputError(name, err); uerr != nil {
-				return uerr
-			}
-			return err
+			return cmp.Or(inputError(name, err), err)
 		}
 	}
 	return nil
+}
+
+// open connects and returns what of gives for id (*kuis.Store's Board,
+// Course or Keys): an invalid ID is a usage error of command name.
+func open[T any](ctx context.Context, c *cli, name, id string, of func(*kuis.Store, string) (T, error)) (T, error) {
+	if err := c.connect(ctx); err != nil {
+		var none T
+		return none, err
+	}
+	h, err := of(c.store, id)
+	return h, cmp.Or(inputError(name, err), err)
 }
 
 // stopped is the error of work over quizzes that ctx ended (an interrupt)

@@ -19,19 +19,6 @@ var cmdCourse = &command{
 	commands:  []*command{cmdCourseFold, cmdCourseUnfold, cmdCourseShow, cmdCourseRecap, cmdCourseAudit, cmdCourseRepair, cmdCoursePurge},
 }
 
-// course is the handle on course id; an invalid course ID is a usage error
-// of command name (no I/O).
-func (c *cli) course(name, id string) (*kuis.Course, error) {
-	course, err := c.store.Course(id)
-	if err != nil {
-		if uerr := inputError(name, err); uerr != nil {
-			return nil, uerr
-		}
-		return nil, err
-	}
-	return course, nil
-}
-
 // courseArgs checks a course command's arguments before connecting: the
 // course and then between least and most more (most < 0: any number), which
 // want names.
@@ -77,10 +64,7 @@ folded.`,
 			if err := courseArgs("course fold", args, least, most, want); err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			course, err := c.course("course fold", args[0])
+			course, err := open(ctx, c, "course fold", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}
@@ -189,10 +173,7 @@ points from another quiz).`,
 			if err := courseArgs("course unfold", args, 1, 1, "QUIZ"); err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			course, err := c.course("course unfold", args[0])
+			course, err := open(ctx, c, "course unfold", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}
@@ -258,10 +239,7 @@ With -json, one JSON object: {"course_id", "quizzes": [{"quiz_id",
 			if err := checkTop("course show", *top); err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			course, err := c.course("course show", args[0])
+			course, err := open(ctx, c, "course show", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}
@@ -336,10 +314,7 @@ and renamed), readable by its owner only.`,
 				}
 				opts = append(opts, kuis.ForSpreadsheet())
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			course, err := c.course("course recap", args[0])
+			course, err := open(ctx, c, "course recap", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}
@@ -387,10 +362,7 @@ mended by folding or unfolding it again.`,
 			if err := courseArgs("course audit", args, 0, 0, ""); err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			course, err := c.course("course audit", args[0])
+			course, err := open(ctx, c, "course audit", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}
@@ -439,10 +411,7 @@ and unfolding its quiz removes it.`,
 			if err := courseArgs("course repair", args, 0, 0, ""); err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			course, err := c.course("course repair", args[0])
+			course, err := open(ctx, c, "course repair", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}
@@ -495,10 +464,7 @@ DIR/<course>, N keys deleted.`,
 			if err := ensureDir(*dir); err != nil {
 				return fmt.Errorf("kuis: course purge: archive directory: %w", err)
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			course, err := c.course("course purge", args[0])
+			course, err := open(ctx, c, "course purge", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}

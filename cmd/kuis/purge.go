@@ -61,15 +61,13 @@ has its line on stderr); the others are still purged.`,
 			if err := ensureDir(*dir); err != nil {
 				return fmt.Errorf("kuis: purge: archive directory: %w", err)
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
 			var course *kuis.Course
-			if *courseID != "" {
-				var err error
-				if course, err = c.course("purge", *courseID); err != nil {
-					return err
-				}
+			err := c.connect(ctx)
+			if err == nil && *courseID != "" {
+				course, err = open(ctx, c, "purge", *courseID, (*kuis.Store).Course)
+			}
+			if err != nil {
+				return err
 			}
 			ids, failed, err := c.quizArgs(ctx, "purge", args, *finished, func(s kuis.Status) bool { return s == kuis.StatusFinished })
 			if err != nil {

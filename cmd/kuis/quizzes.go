@@ -202,13 +202,11 @@ one), participant, score. With -json, one JSON object: {"quiz_id", "title",
 			if err := checkTop("show", *top); err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
+			board, err := open(ctx, c, "show", id, (*kuis.Store).Board)
+			if err != nil {
 				return err
 			}
-			if err := c.checkIDs("show", id); err != nil {
-				return err
-			}
-			return c.show(ctx, id, *top, *asJSON)
+			return c.show(ctx, board, id, *top, *asJSON)
 		}
 	},
 }
@@ -232,13 +230,9 @@ func checkTop(name string, top int) error {
 	return nil
 }
 
-func (c *cli) show(ctx context.Context, id string, top int, asJSON bool) error {
+func (c *cli) show(ctx context.Context, board *kuis.Board, id string, top int, asJSON bool) error {
 	sctx, cancel := c.step(ctx)
 	defer cancel()
-	board, err := c.store.Board(id)
-	if err != nil {
-		return c.fail("show "+id, err)
-	}
 	sum, err := board.Summary(sctx)
 	if err != nil {
 		return c.fail("show "+id, err)

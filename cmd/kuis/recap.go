@@ -64,10 +64,7 @@ flushed and renamed), readable by its owner only.`,
 				}
 				opts = append(opts, kuis.WithDelimiter(comma))
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			if err := c.checkIDs("recap", id); err != nil {
+			if _, err := open(ctx, c, "recap", id, (*kuis.Store).Keys); err != nil {
 				return err
 			}
 			return c.recap(ctx, id, *format, *out, opts)

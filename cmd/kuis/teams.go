@@ -60,32 +60,24 @@ wrong.`,
 			if err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
 			what := "teams"
-			var rank func(context.Context) ([]kuis.TeamStanding, error)
+			var rank func(context.Context, []kuis.Team, kuis.TeamScoring) ([]kuis.TeamStanding, error)
 			if *courseID != "" {
-				course, err := c.course("teams", *courseID)
+				course, err := open(ctx, c, "teams", *courseID, (*kuis.Store).Course)
 				if err != nil {
 					return err
 				}
-				what += " -course " + *courseID
-				rank = func(ctx context.Context) ([]kuis.TeamStanding, error) { return course.Teams(ctx, teams, scoring) }
+				what, rank = what+" -course "+*courseID, course.Teams
 			} else {
-				if err := c.checkIDs("teams", args[0]); err != nil {
+				board, err := open(ctx, c, "teams", args[0], (*kuis.Store).Board)
+				if err != nil {
 					return err
 				}
-				board, err := c.store.Board(args[0])
-				if err != nil {
-					return c.fail("teams "+args[0], err)
-				}
-				what += " " + args[0]
-				rank = func(ctx context.Context) ([]kuis.TeamStanding, error) { return board.Teams(ctx, teams, scoring) }
+				what, rank = what+" "+args[0], board.Teams
 			}
 			sctx, cancel := c.step(ctx)
 			defer cancel()
-			standings, err := rank(sctx)
+			standings, err := rank(sctx, teams, scoring)
 			if uerr := inputError("teams -roster "+*roster, err); uerr != nil {
 				return uerr
 			}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kuisboard/kuis"
 )
 
 // watchEvery is how often the live board may be redrawn: at a human rate,
@@ -32,22 +34,16 @@ an empty line after each board. -timeout bounds nothing but the connection.`,
 			if err := checkTop("watch", *top); err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
+			board, err := open(ctx, c, "watch", id, (*kuis.Store).Board)
+			if err != nil {
 				return err
 			}
-			if err := c.checkIDs("watch", id); err != nil {
-				return err
-			}
-			return c.watch(ctx, id, *top)
+			return c.watch(ctx, board, id, *top)
 		}
 	},
 }
 
-func (c *cli) watch(ctx context.Context, id string, top int) error {
-	board, err := c.store.Board(id)
-	if err != nil {
-		return c.fail("watch "+id, err)
-	}
+func (c *cli) watch(ctx context.Context, board *kuis.Board, id string, top int) error {
 	screen := isTerminal(c.stdout)
 	title := ""
 	if screen {
