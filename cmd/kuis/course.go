@@ -325,7 +325,7 @@ and renamed), readable by its owner only.`,
 			if err != nil {
 				return c.fail(what, err)
 			}
-			data, err := renderCourse(r, *format, opts...)
+			data, err := render(r, *format, opts...)
 			if err != nil {
 				return c.fail(what, err)
 			}
@@ -482,7 +482,7 @@ func (c *cli) coursePurge(ctx context.Context, course *kuis.Course, dir string) 
 		if len(r.Standings) == 0 && len(r.Quizzes) == 0 && len(r.Entries) == 0 {
 			return errNothingFolded
 		}
-		a, err := courseArchive(r)
+		a, err := newArchive(r)
 		if err != nil {
 			return err
 		}

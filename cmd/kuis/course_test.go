@@ -440,7 +440,7 @@ func checkCourseArchive(t *testing.T, dir string, want kuis.CourseRecap) {
 			}
 			want.TakenAt = taken.TakenAt
 		}
-		data, err := renderCourse(want, f.format)
+		data, err := render(want, f.format)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -105,7 +105,7 @@ func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course) er
 		if err != nil {
 			return err
 		}
-		a, err := quizArchive(r)
+		a, err := newArchive(r)
 		if err != nil {
 			return err
 		}

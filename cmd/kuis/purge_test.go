@@ -164,11 +164,11 @@ func TestPurge(t *testing.T) {
 func TestArchiveDirRefusesDots(t *testing.T) {
 	dir := t.TempDir()
 	for _, id := range []string{".", ".."} {
-		quiz, err := quizArchive(kuis.Recap{QuizID: id})
+		quiz, err := newArchive(kuis.Recap{QuizID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
-		course, err := courseArchive(kuis.CourseRecap{CourseID: id})
+		course, err := newArchive(kuis.CourseRecap{CourseID: id})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func (tg *target) archivedWithoutInstance(dir, id string) {
 	t := tg.t
 	t.Helper()
 	tg.quiz(id, "Kuis lama", 1, [][]string{{"Citra"}}, true)
-	a, err := quizArchive(tg.recapOf(id))
+	a, err := newArchive(tg.recapOf(id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestPurgeKeepsEveryInstance(t *testing.T) {
 	}
 	// A run killed while writing week 2's archive left one file and a
 	// temporary one.
-	a, err := quizArchive(week2)
+	a, err := newArchive(week2)
 	if err != nil {
 		t.Fatal(err)
 	}
