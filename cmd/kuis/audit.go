@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -63,39 +64,23 @@ func needQuizzes(name string, args []string, all bool, allFlag string) error {
 // how many quizzes failed (each reported); an interrupt ends it early.
 func (c *cli) audit(ctx context.Context, name string, ids []string, keep func(kuis.Keys, kuis.Violation) bool) ([]finding, int, error) {
 	found := []finding{}
-	failed := 0
-	prog := c.startProgress(name, len(ids))
-	defer c.endProgress()
-	for i, id := range ids {
-		if err := stopped(ctx, name, len(ids)-i); err != nil {
-			return found, failed, err
+	failed, err := c.each(ctx, name, name, ids, func(ctx context.Context, id string) error {
+		keys, err := c.store.Keys(id)
+		if err != nil {
+			return err
 		}
-		if err := c.auditOne(ctx, name, id, keep, &found); err != nil {
-			c.report(name+" "+id, err)
-			failed++
+		vs, err := c.store.Audit(ctx, id)
+		if err != nil {
+			return err
 		}
-		prog.step(id)
-	}
-	return found, failed, nil
-}
-
-func (c *cli) auditOne(ctx context.Context, name, id string, keep func(kuis.Keys, kuis.Violation) bool, found *[]finding) error {
-	keys, err := c.store.Keys(id)
-	if err != nil {
-		return err
-	}
-	sctx, cancel := c.step(ctx)
-	defer cancel()
-	vs, err := c.store.Audit(sctx, id)
-	if err != nil {
-		return err
-	}
-	for _, v := range vs {
-		if keep(keys, v) {
-			*found = append(*found, finding{QuizID: id, Violation: v})
+		for _, v := range vs {
+			if keep(keys, v) {
+				found = append(found, finding{QuizID: id, Violation: v})
+			}
 		}
-	}
-	return nil
+		return nil
+	})
+	return found, failed, err
 }
 
 // printFindings prints what audit or repair -dry-run found and returns the
@@ -123,12 +108,6 @@ func (c *cli) printFindings(name string, found []finding, failed int, asJSON boo
 		return errReported
 	}
 	return nil
-}
-
-// repaired is one Correction of a quiz, as repair -json prints it.
-type repaired struct {
-	QuizID string `json:"quiz_id"`
-	kuis.Correction
 }
 
 var cmdRepair = &command{
@@ -186,47 +165,42 @@ func repairMends(k kuis.Keys, v kuis.Violation) bool {
 	return false
 }
 
+// repair repairs each quiz and prints the corrections made, those of the
+// quizzes done when an interrupt ends it too.
 func (c *cli) repair(ctx context.Context, ids []string, asJSON bool) error {
-	out := []repaired{}
-	failed := 0
-	prog := c.startProgress("repair", len(ids))
-	for i, id := range ids {
-		if err := stopped(ctx, "repair", len(ids)-i); err != nil {
-			c.endProgress()
-			if perr := c.printRepaired(out, asJSON); perr != nil {
-				return perr
-			}
-			return err
-		}
-		sctx, cancel := c.step(ctx)
-		fixes, err := c.store.Repair(sctx, id)
-		cancel()
-		if err != nil {
-			c.report("repair "+id, err)
-			failed++
-		}
+	out := []correction{}
+	failed, err := c.each(ctx, "repair", "repair", ids, func(ctx context.Context, id string) error {
+		fixes, err := c.store.Repair(ctx, id)
 		for _, f := range fixes {
-			out = append(out, repaired{QuizID: id, Correction: f})
+			out = append(out, correction{QuizID: id, Correction: f})
 		}
-		prog.step(id)
-	}
-	c.endProgress()
-	if err := c.printRepaired(out, asJSON); err != nil {
 		return err
+	})
+	if perr := c.printCorrections(out, asJSON); perr != nil {
+		return perr
 	}
-	if failed > 0 {
+	if err == nil && failed > 0 {
 		return errReported
 	}
-	return nil
+	return err
 }
 
-// printRepaired prints the corrections Repair made.
-func (c *cli) printRepaired(out []repaired, asJSON bool) error {
+// correction is one Correction of a quiz or a course, as repair -json,
+// course repair -json and course unfold -json print it.
+type correction struct {
+	QuizID   string `json:"quiz_id,omitempty"`
+	CourseID string `json:"course_id,omitempty"`
+	kuis.Correction
+}
+
+// printCorrections prints corrections as one JSON array, or one a line:
+// quiz or course: participant: was -> now.
+func (c *cli) printCorrections(out []correction, asJSON bool) error {
 	if asJSON {
 		return c.printJSON(out)
 	}
 	for _, r := range out {
-		fmt.Fprintf(c.stdout, "%s: %s: %d -> %d\n", r.QuizID, r.Participant, r.Was, r.Now)
+		fmt.Fprintf(c.stdout, "%s: %s: %d -> %d\n", cmp.Or(r.QuizID, r.CourseID), r.Participant, r.Was, r.Now)
 	}
 	return nil
 }

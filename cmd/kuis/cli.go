@@ -453,15 +453,6 @@ func open[T any](ctx context.Context, c *cli, name, id string, of func(*kuis.Sto
 	return h, cmp.Or(inputError(name, err), err)
 }
 
-// stopped is the error of work over quizzes that ctx ended (an interrupt)
-// before left of them were done, or nil while ctx lives.
-func stopped(ctx context.Context, name string, left int) error {
-	if ctx.Err() == nil {
-		return nil
-	}
-	return &exitError{code: 1, msg: fmt.Sprintf("kuis: %s: interrupted, %d quiz(zes) not done", name, left)}
-}
-
 // isTerminal reports whether w is a terminal, where progress is redrawn in
 // place and the live board is drawn as a screen.
 func isTerminal(w io.Writer) bool {

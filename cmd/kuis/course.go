@@ -84,36 +84,19 @@ folded.`,
 			if err != nil {
 				return err
 			}
-			failed := 0
-			prog := c.startProgress("course fold", len(ids))
-			defer c.endProgress()
-			for i, id := range ids {
-				if err := stopped(ctx, "course fold", len(ids)-i); err != nil {
+			failed, err := c.each(ctx, "course fold", "course fold "+args[0], ids, func(ctx context.Context, id string) error {
+				r, err := c.store.Recap(ctx, id)
+				if err != nil {
 					return err
 				}
-				if err := c.fold(ctx, course, id); err != nil {
-					c.report("course fold "+args[0]+" "+id, err)
-					failed++
-				}
-				prog.step(id)
-			}
-			if failed > 0 {
+				return c.foldRecap(ctx, course, r)
+			})
+			if err == nil && failed > 0 {
 				return errReported
 			}
-			return nil
+			return err
 		}
 	},
-}
-
-// fold folds quiz id's recap into course.
-func (c *cli) fold(ctx context.Context, course *kuis.Course, id string) error {
-	sctx, cancel := c.step(ctx)
-	defer cancel()
-	r, err := c.store.Recap(sctx, id)
-	if err != nil {
-		return err
-	}
-	return c.foldRecap(sctx, course, r)
 }
 
 // foldRecap folds a quiz's recap into course, unless the quiz names another
@@ -135,18 +118,11 @@ func (c *cli) foldRecap(ctx context.Context, course *kuis.Course, r kuis.Recap) 
 	return nil
 }
 
-// courseCorrection is one Correction of a course, as course unfold -json
-// and course repair -json print it.
-type courseCorrection struct {
-	CourseID string `json:"course_id"`
-	kuis.Correction
-}
-
-// corrections are a course's Corrections as courseCorrections.
-func corrections(courseID string, cs []kuis.Correction) []courseCorrection {
-	out := make([]courseCorrection, len(cs))
+// corrections are a course's Corrections as corrections.
+func corrections(courseID string, cs []kuis.Correction) []correction {
+	out := make([]correction, len(cs))
 	for i, cr := range cs {
-		out[i] = courseCorrection{CourseID: courseID, Correction: cr}
+		out[i] = correction{CourseID: courseID, Correction: cr}
 	}
 	return out
 }
@@ -421,13 +397,7 @@ and unfolding its quiz removes it.`,
 			if err != nil {
 				return c.fail("course repair "+args[0], err)
 			}
-			if *asJSON {
-				return c.printJSON(corrections(args[0], cs))
-			}
-			for _, cr := range cs {
-				fmt.Fprintf(c.stdout, "%s: %s: %d -> %d\n", args[0], cr.Participant, cr.Was, cr.Now)
-			}
-			return nil
+			return c.printCorrections(corrections(args[0], cs), *asJSON)
 		}
 	},
 }

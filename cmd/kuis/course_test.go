@@ -126,11 +126,11 @@ func TestCourseFold(t *testing.T) {
 		t.Errorf("the course after the new recap's fold (-want +got):\n%s", diff)
 	}
 
-	var got []courseCorrection
+	var got []correction
 	if err := json.Unmarshal([]byte(tg.must("course", "unfold", "ipa-8a", "kuis-02", "-json")), &got); err != nil {
 		t.Fatal(err)
 	}
-	wantJSON := []courseCorrection{
+	wantJSON := []correction{
 		{CourseID: "ipa-8a", Correction: kuis.Correction{Participant: "Ali", Was: 30, Now: 20}},
 		{CourseID: "ipa-8a", Correction: kuis.Correction{Participant: "Eka", Was: 20, Now: 0}},
 	}
@@ -385,11 +385,11 @@ func TestCourseAuditRepair(t *testing.T) {
 		t.Errorf("course audit after course repair: %q", out)
 	}
 	tg.raw("ZADD", k.Board(), "0", "Budi")
-	var fixed []courseCorrection
+	var fixed []correction
 	if err := json.Unmarshal([]byte(tg.must("course", "repair", "ipa-8a", "-json")), &fixed); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]courseCorrection{{CourseID: "ipa-8a", Correction: kuis.Correction{Participant: "Budi", Was: 0, Now: 20}}}, fixed); diff != "" {
+	if diff := cmp.Diff([]correction{{CourseID: "ipa-8a", Correction: kuis.Correction{Participant: "Budi", Was: 0, Now: 20}}}, fixed); diff != "" {
 		t.Errorf("course repair -json (-want +got):\n%s", diff)
 	}
 

@@ -73,34 +73,20 @@ has its line on stderr); the others are still purged.`,
 			if err != nil {
 				return err
 			}
-			prog := c.startProgress("purge", len(ids))
-			for i, id := range ids {
-				if err := stopped(ctx, "purge", len(ids)-i); err != nil {
-					c.endProgress()
-					return err
-				}
-				if err := c.purge(ctx, *dir, id, course); err != nil {
-					c.report("purge "+id, err)
-					failed++
-				}
-				prog.step(id)
-			}
-			c.endProgress()
-			if failed > 0 {
+			purged, err := c.each(ctx, "purge", "purge", ids, func(ctx context.Context, id string) error { return c.purge(ctx, *dir, id, course) })
+			if err == nil && failed+purged > 0 {
 				return errReported
 			}
-			return nil
+			return err
 		}
 	},
 }
 
 // purge archives quiz id in dir, folds it into the course it names, else
-// into course when not nil, and deletes its keys.
+// into course when not nil, and deletes its keys, within ctx.
 func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course) error {
-	sctx, cancel := c.step(ctx)
-	defer cancel()
 	qdir, folded := "", ""
-	n, err := c.store.PurgeQuiz(sctx, id, func(ctx context.Context, r kuis.Recap) error {
+	n, err := c.store.PurgeQuiz(ctx, id, func(ctx context.Context, r kuis.Recap) error {
 		into, err := c.courseFor(r, course)
 		if err != nil {
 			return err
@@ -132,7 +118,7 @@ func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course) er
 		if err != nil {
 			return err
 		}
-		if folded, err = foldInto(sctx, into, r); err != nil {
+		if folded, err = foldInto(ctx, into, r); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.stdout, "%s: archived in %s before%s, no keys left\n", id, qdir, folded)
