@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/kuisboard/kuis"
@@ -280,15 +279,9 @@ and renamed), readable by its owner only.`,
 			if err := courseArgs("course recap", args, 0, 0, ""); err != nil {
 				return err
 			}
-			if !slices.Contains(courseFormats, *format) {
-				return usagef("kuis course recap: -format %q: want standings or json", *format)
-			}
-			var opts []kuis.CSVOption
-			if *sheet {
-				if *format == "json" {
-					return usagef("kuis course recap: -spreadsheet is for the CSV format, not json")
-				}
-				opts = append(opts, kuis.ForSpreadsheet())
+			opts, err := csvOptions("course recap", *format, courseFormats, *sheet)
+			if err != nil {
+				return err
 			}
 			course, err := open(ctx, c, "course recap", args[0], (*kuis.Store).Course)
 			if err != nil {
@@ -301,14 +294,7 @@ and renamed), readable by its owner only.`,
 			if err != nil {
 				return c.fail(what, err)
 			}
-			data, err := render(r, *format, opts...)
-			if err != nil {
-				return c.fail(what, err)
-			}
-			if *format == "json" {
-				data = append(data, '\n')
-			}
-			return c.output(what, *out, data)
+			return c.output(what, *out, r, *format, opts)
 		}
 	},
 }

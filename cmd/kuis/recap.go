@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/kuisboard/kuis"
@@ -44,15 +45,9 @@ flushed and renamed), readable by its owner only.`,
 			if err != nil {
 				return err
 			}
-			if !slices.Contains(recapFormats, *format) {
-				return usagef("kuis recap: -format %q: want standings, gradebook, answers or json", *format)
-			}
-			var opts []kuis.CSVOption
-			if *sheet {
-				if *format == "json" {
-					return usagef("kuis recap: -spreadsheet is for the CSV formats, not json")
-				}
-				opts = append(opts, kuis.ForSpreadsheet())
+			opts, err := csvOptions("recap", *format, recapFormats, *sheet)
+			if err != nil {
+				return err
 			}
 			if *delimiter != "," {
 				if *format == "json" {
@@ -67,7 +62,13 @@ flushed and renamed), readable by its owner only.`,
 			if _, err := open(ctx, c, "recap", id, (*kuis.Store).Keys); err != nil {
 				return err
 			}
-			return c.recap(ctx, id, *format, *out, opts)
+			sctx, cancel := c.step(ctx)
+			defer cancel()
+			r, err := c.store.Recap(sctx, id)
+			if err != nil {
+				return c.fail("recap "+id, err)
+			}
+			return c.output("recap "+id, *out, r, *format, opts)
 		}
 	},
 }
@@ -86,27 +87,35 @@ func csvDelimiter(s string) (rune, error) {
 	return r, nil
 }
 
-func (c *cli) recap(ctx context.Context, id, format, out string, opts []kuis.CSVOption) error {
-	sctx, cancel := c.step(ctx)
-	defer cancel()
-	r, err := c.store.Recap(sctx, id)
-	if err != nil {
-		return c.fail("recap "+id, err)
+// csvOptions checks -format against a recap's formats (json last) and
+// makes -spreadsheet, which is for the CSV formats, its option.
+func csvOptions(name, format string, formats []string, sheet bool) ([]kuis.CSVOption, error) {
+	csv := formats[:len(formats)-1]
+	switch {
+	case !slices.Contains(formats, format):
+		return nil, usagef("kuis %s: -format %q: want %s or json", name, format, strings.Join(csv, ", "))
+	case !sheet:
+		return nil, nil
+	case format == "json" && len(csv) > 1:
+		return nil, usagef("kuis %s: -spreadsheet is for the CSV formats, not json", name)
+	case format == "json":
+		return nil, usagef("kuis %s: -spreadsheet is for the CSV format, not json", name)
 	}
+	return []kuis.CSVOption{kuis.ForSpreadsheet()}, nil
+}
+
+// output writes the recap in a format to stdout, or, when out is not empty,
+// to the file out, whole or not at all: a temporary file of its directory,
+// flushed and renamed, then the directory flushed. what is the failure's
+// subject.
+func (c *cli) output(what, out string, r recap, format string, opts []kuis.CSVOption) error {
 	data, err := render(r, format, opts...)
 	if err != nil {
-		return c.fail("recap "+id, err)
+		return c.fail(what, err)
 	}
 	if format == "json" {
 		data = append(data, '\n')
 	}
-	return c.output("recap "+id, out, data)
-}
-
-// output writes a recap's data to stdout, or, when out is not empty, to the
-// file out, whole or not at all: a temporary file of its directory, flushed
-// and renamed, then the directory flushed. what is the failure's subject.
-func (c *cli) output(what, out string, data []byte) error {
 	if out == "" {
 		if _, err := c.stdout.Write(data); err != nil {
 			return fmt.Errorf("kuis: stdout: %w", err)
