@@ -22,14 +22,17 @@ var cmdACL = &command{
 // roles are the library's roles by the names kuis takes.
 var roles = []kuis.Role{kuis.RoleApp, kuis.RoleTeacher, kuis.RoleOperator}
 
-// role is the role named name.
-func role(cmd, name string) (kuis.Role, error) {
+// role is the role that args, the command's one argument, names.
+func role(cmd string, args []string) (kuis.Role, error) {
+	if len(args) != 1 {
+		return 0, usagef("kuis %s: want one ROLE: app, teacher or operator", cmd)
+	}
 	for _, r := range roles {
-		if r.String() == name {
+		if r.String() == args[0] {
 			return r, nil
 		}
 	}
-	return 0, usagef("kuis %s: role %q: want app, teacher or operator", cmd, name)
+	return 0, usagef("kuis %s: role %q: want app, teacher or operator", cmd, args[0])
 }
 
 // aclOptions are the options ACLRules takes from the flags: the namespace,
@@ -58,10 +61,7 @@ Needs no server.`,
 	flag: func(fs *flag.FlagSet) runFunc {
 		cache := fs.Bool("client-cache", false, "allow client-side caching, for a client built WithClientCache")
 		return func(_ context.Context, c *cli, args []string) error {
-			if len(args) != 1 {
-				return usagef("kuis acl rules: want one ROLE: app, teacher or operator")
-			}
-			r, err := role("acl rules", args[0])
+			r, err := role("acl rules", args)
 			if err != nil {
 				return err
 			}
@@ -96,10 +96,7 @@ saved. Exit status 1 when a node failed; the others are still set.`,
 		pwFile := fs.String("password-file", "", "read the new user's password from `FILE` (default $REDIS_PASSWORD)")
 		cache := fs.Bool("client-cache", false, "allow client-side caching, for a client built WithClientCache")
 		return func(ctx context.Context, c *cli, args []string) error {
-			if len(args) != 1 {
-				return usagef("kuis acl apply: want one ROLE: app, teacher or operator")
-			}
-			r, err := role("acl apply", args[0])
+			r, err := role("acl apply", args)
 			if err != nil {
 				return err
 			}
