@@ -16,40 +16,6 @@ import (
 	"github.com/kuisboard/kuis"
 )
 
-// course is the library's handle on course id in the target's namespace.
-func (tg *target) course(id string) *kuis.Course {
-	tg.t.Helper()
-	c, err := tg.store.Course(id)
-	if err != nil {
-		tg.t.Fatal(err)
-	}
-	return c
-}
-
-// courseBoard is the whole board of course id, as the library reads it.
-func (tg *target) courseBoard(id string) []kuis.Standing {
-	tg.t.Helper()
-	s, err := tg.course(id).Standings(tg.ctx)
-	if err != nil {
-		tg.t.Fatal(err)
-	}
-	return s
-}
-
-// standings is a board of participants and scores, ranked as the library
-// ranks a course: by score, equal scores in reverse byte order of names.
-func standings(pairs ...any) []kuis.Standing {
-	out := []kuis.Standing{}
-	for i := 0; i+1 < len(pairs); i += 2 {
-		s := kuis.Standing{Rank: len(out) + 1, CompetitionRank: len(out) + 1, Participant: pairs[i].(string), Score: int64(pairs[i+1].(int))}
-		if n := len(out); n > 0 && out[n-1].Score == s.Score {
-			s.CompetitionRank = out[n-1].CompetitionRank
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
 // TestCourseFold: course fold folds finished quizzes, each counted once (a
 // second fold is reported, not an error); a running quiz, a missing quiz and
 // a quiz the course holds otherwise each fail in their own words while the
