@@ -195,18 +195,11 @@ one), participant, score. With -json, one JSON object: {"quiz_id", "title",
 		top := fs.Int("top", 10, "how many of the board's top to show, `N` from 1 to 1000")
 		asJSON := fs.Bool("json", false, "print one JSON object")
 		return func(ctx context.Context, c *cli, args []string) error {
-			id, err := oneQuiz("show", args)
+			board, err := c.topBoard(ctx, "show", args, *top)
 			if err != nil {
 				return err
 			}
-			if err := checkTop("show", *top); err != nil {
-				return err
-			}
-			board, err := open(ctx, c, "show", id, (*kuis.Store).Board)
-			if err != nil {
-				return err
-			}
-			return c.show(ctx, board, id, *top, *asJSON)
+			return c.show(ctx, board, args[0], *top, *asJSON)
 		}
 	},
 }
@@ -220,6 +213,19 @@ func oneQuiz(name string, args []string) (string, error) {
 		return args[0], nil
 	}
 	return "", usagef("kuis %s: one QUIZ, not %d", name, len(args))
+}
+
+// topBoard checks a command's one QUIZ and its -top N, then connects and
+// returns the quiz's board.
+func (c *cli) topBoard(ctx context.Context, name string, args []string, top int) (*kuis.Board, error) {
+	id, err := oneQuiz(name, args)
+	if err == nil {
+		err = checkTop(name, top)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx, c, name, id, (*kuis.Store).Board)
 }
 
 // checkTop checks -top against the library's bounds of a page.

@@ -27,18 +27,11 @@ an empty line after each board. -timeout bounds nothing but the connection.`,
 	flag: func(fs *flag.FlagSet) runFunc {
 		top := fs.Int("top", 10, "how many of the board's top to show, `N` from 1 to 1000")
 		return func(ctx context.Context, c *cli, args []string) error {
-			id, err := oneQuiz("watch", args)
+			board, err := c.topBoard(ctx, "watch", args, *top)
 			if err != nil {
 				return err
 			}
-			if err := checkTop("watch", *top); err != nil {
-				return err
-			}
-			board, err := open(ctx, c, "watch", id, (*kuis.Store).Board)
-			if err != nil {
-				return err
-			}
-			return c.watch(ctx, board, id, *top)
+			return c.watch(ctx, board, args[0], *top)
 		}
 	},
 }
