@@ -13,7 +13,7 @@ import (
 // command is one command of kuis, as the Go tool's base.Command: a leaf
 // that runs, or a group that nests its subcommands (course holds fold, show
 // and the rest, acl holds rules and apply), each group in a file of its
-// own; kuis itself is the group at the top (root, in cli.go).
+// own; kuis itself is the group at the top (root, in main.go).
 type command struct {
 	usageLine string // its name, then what follows it, as -h shows it: "fold COURSE (QUIZ... | -from-archive PATH)"
 	short     string // what it does, in one line
