@@ -51,12 +51,12 @@ func usagef(format string, args ...any) error {
 // errReported ends a run with status 1 when each failure already has its line.
 var errReported = &exitError{code: 1}
 
-// exec runs cmd, which path names ("kuis course fold"), with args. It is
-// the one place where flags are parsed and a command line's usage errors
-// found: a group's flags stand before the word naming its subcommand (kuis's
-// own before the command), a leaf's anywhere among its arguments; -h prints
-// cmd's help; a flag, a subcommand that is not there, or none, is a usage
-// error.
+// exec runs cmd, which path names ("kuis course fold"), with args, and is
+// the one place where flags are parsed: a group's stand before the word
+// naming its subcommand (kuis's own before the command), a leaf's anywhere
+// among its arguments. -h prints cmd's help; a flag or a subcommand that is
+// not there, or no subcommand, is a usage error. What the arguments that are
+// not flags must be, each command checks itself.
 func (c *cli) exec(ctx context.Context, path string, cmd *command, args []string) error {
 	fs := flag.NewFlagSet(path, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
