@@ -16,7 +16,7 @@ import (
 // own; kuis itself is the group at the top (root, in main.go).
 type command struct {
 	usageLine string // its name, then what follows it, as -h shows it: "fold COURSE (QUIZ... | -from-archive PATH)"
-	short     string // what it does, in one line
+	short     string // what it does, in one line (kuis's own: a paragraph)
 	long      string // more for its -h: what it prints, its exit status
 	// flag declares the command's flags on the flag set of one run and
 	// returns what runs with the arguments that are not flags: a leaf's
