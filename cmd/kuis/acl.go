@@ -12,17 +12,27 @@ import (
 	"github.com/redis/rueidis"
 )
 
+// cmdACL is the group of the commands that make the Redis ACL users of the
+// library's roles.
+var cmdACL = &command{
+	usageLine: "acl <command> [arguments]",
+	commands:  []*command{cmdACLRules, cmdACLApply},
+}
+
 // roles are the library's roles by the names kuis takes.
 var roles = []kuis.Role{kuis.RoleApp, kuis.RoleTeacher, kuis.RoleOperator}
 
-// role is the role named name.
-func role(cmd, name string) (kuis.Role, error) {
+// role is the role that args, the command's one argument, names.
+func role(cmd string, args []string) (kuis.Role, error) {
+	if len(args) != 1 {
+		return 0, usagef("kuis %s: want one ROLE: app, teacher or operator", cmd)
+	}
 	for _, r := range roles {
-		if r.String() == name {
+		if r.String() == args[0] {
 			return r, nil
 		}
 	}
-	return 0, usagef("kuis %s: role %q: want app, teacher or operator", cmd, name)
+	return 0, usagef("kuis %s: role %q: want app, teacher or operator", cmd, args[0])
 }
 
 // aclOptions are the options ACLRules takes from the flags: the namespace,
@@ -36,10 +46,9 @@ func (c *cli) aclOptions(cache bool) []kuis.Option {
 }
 
 var cmdACLRules = &command{
-	name:    "acl rules",
-	args:    "ROLE [-client-cache]",
-	summary: "the ACL SETUSER arguments of a role: app, teacher or operator",
-	detail: `
+	usageLine: "rules ROLE [-client-cache]",
+	short:     "the ACL SETUSER arguments of a role: app, teacher or operator",
+	long: `
 Prints ACLRules(ROLE) for the namespace, exactly: one argument of ACL SETUSER
 a line, to put after ACL SETUSER NAME reset on >PASSWORD. A line may hold
 spaces (a selector, in parentheses) and glob characters: keep each line one
@@ -49,13 +58,10 @@ argument, e.g. in bash
 or let kuis acl apply do it on every node. Without -client-cache the rules do
 not allow client-side caching: build the user's client with DisableCache.
 Needs no server.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		cache := fs.Bool("client-cache", false, "allow client-side caching, for a client built WithClientCache")
 		return func(_ context.Context, c *cli, args []string) error {
-			if len(args) != 1 {
-				return usagef("kuis acl rules: want one ROLE: app, teacher or operator")
-			}
-			r, err := role("acl rules", args[0])
+			r, err := role("acl rules", args)
 			if err != nil {
 				return err
 			}
@@ -68,10 +74,9 @@ Needs no server.`,
 }
 
 var cmdACLApply = &command{
-	name:    "acl apply",
-	args:    "ROLE -user NAME [-password-file FILE] [-client-cache]",
-	summary: "create or reset a role's ACL user on every node, and save it where the server has an aclfile",
-	detail: `
+	usageLine: "apply ROLE -user NAME [-password-file FILE] [-client-cache]",
+	short:     "create or reset a role's ACL user on every node, and save it where the server has an aclfile",
+	long: `
 Sends ACL SETUSER NAME reset on >PASSWORD and the role's rules (kuis acl rules
 ROLE) to every node: the standalone server, or each primary and each replica
 of the cluster (ACL users are per node: a node without the user refuses its
@@ -86,15 +91,12 @@ GET and ROLE, such as the default user.
 
 Prints one line per node: its address and role, and whether the user was
 saved. Exit status 1 when a node failed; the others are still set.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		user := fs.String("user", "", "create or reset the ACL user `NAME`")
 		pwFile := fs.String("password-file", "", "read the new user's password from `FILE` (default $REDIS_PASSWORD)")
 		cache := fs.Bool("client-cache", false, "allow client-side caching, for a client built WithClientCache")
 		return func(ctx context.Context, c *cli, args []string) error {
-			if len(args) != 1 {
-				return usagef("kuis acl apply: want one ROLE: app, teacher or operator")
-			}
-			r, err := role("acl apply", args[0])
+			r, err := role("acl apply", args)
 			if err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -32,40 +33,28 @@ var courseFiles = []struct{ name, format string }{
 	{"standings.csv", "standings"},
 }
 
-// render is the recap in a format: "json" is json.Marshal of the Recap;
-// "standings", "gradebook" and "answers" are the library's CSV writers
-// (Recap.WriteCSV, WriteGradebookCSV, WriteAnswersCSV) with opts.
-func render(r kuis.Recap, format string, opts ...kuis.CSVOption) ([]byte, error) {
-	var b bytes.Buffer
-	var err error
-	switch format {
-	case "json":
-		return json.Marshal(r)
-	case "standings":
-		err = r.WriteCSV(&b, opts...)
-	case "gradebook":
-		err = r.WriteGradebookCSV(&b, opts...)
-	case "answers":
-		err = r.WriteAnswersCSV(&b, opts...)
-	default:
-		err = fmt.Errorf("unknown format %q", format)
-	}
-	return b.Bytes(), err
+// recap is a quiz's kuis.Recap or a course's kuis.CourseRecap.
+type recap interface {
+	WriteCSV(w io.Writer, opts ...kuis.CSVOption) error
 }
 
-// renderCourse is a course's recap in a format: "json" is json.Marshal of
-// the CourseRecap, "standings" CourseRecap.WriteCSV.
-func renderCourse(r kuis.CourseRecap, format string, opts ...kuis.CSVOption) ([]byte, error) {
-	var b bytes.Buffer
-	var err error
-	switch format {
-	case "json":
+// render is the recap in a format: "json" is json.Marshal of it;
+// "standings" is its WriteCSV, and a quiz's "gradebook" and "answers" its
+// WriteGradebookCSV and WriteAnswersCSV, with opts.
+func render(r recap, format string, opts ...kuis.CSVOption) ([]byte, error) {
+	if format == "json" {
 		return json.Marshal(r)
-	case "standings":
-		err = r.WriteCSV(&b, opts...)
-	default:
-		err = fmt.Errorf("unknown format %q", format)
 	}
+	writers := map[string]func(io.Writer, ...kuis.CSVOption) error{"standings": r.WriteCSV}
+	if q, ok := r.(kuis.Recap); ok {
+		writers["gradebook"], writers["answers"] = q.WriteGradebookCSV, q.WriteAnswersCSV
+	}
+	write, ok := writers[format]
+	if !ok {
+		return nil, fmt.Errorf("unknown format %q", format)
+	}
+	var b bytes.Buffer
+	err := write(&b, opts...)
 	return b.Bytes(), err
 }
 
@@ -110,26 +99,19 @@ func ownerOf(recapJSON []byte) (owner, bool) {
 	return owner{}, false
 }
 
-// quizArchive is the archive of a quiz's recap: archiveFiles. A recap
-// without an instance (one archived before instances existed) is the
-// library's NoInstance.
-func quizArchive(r kuis.Recap) (archive, error) {
-	a := archive{owner: owner{"quiz", r.QuizID}, instance: cmp.Or(r.Instance, kuis.NoInstance)}
-	for _, f := range archiveFiles {
-		data, err := render(r, f.format)
-		if err != nil {
-			return archive{}, fmt.Errorf("%s: %w", f.name, err)
-		}
-		a.files = append(a.files, archiveFile{f.name, data})
+// newArchive is the archive of a recap: a quiz's archiveFiles, in the
+// directory of its instance (a recap without one, archived before instances
+// existed, is the library's NoInstance), or a course's courseFiles.
+func newArchive(r recap) (archive, error) {
+	a, files := archive{}, courseFiles
+	switch r := r.(type) {
+	case kuis.Recap:
+		a.owner, a.instance, files = owner{"quiz", r.QuizID}, cmp.Or(r.Instance, kuis.NoInstance), archiveFiles
+	case kuis.CourseRecap:
+		a.owner = owner{"course", r.CourseID}
 	}
-	return a, nil
-}
-
-// courseArchive is the archive of a course's recap: courseFiles.
-func courseArchive(r kuis.CourseRecap) (archive, error) {
-	a := archive{owner: owner{"course", r.CourseID}}
-	for _, f := range courseFiles {
-		data, err := renderCourse(r, f.format)
+	for _, f := range files {
+		data, err := render(r, f.format)
 		if err != nil {
 			return archive{}, fmt.Errorf("%s: %w", f.name, err)
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -15,17 +16,16 @@ type finding struct {
 }
 
 var cmdAudit = &command{
-	name:    "audit",
-	args:    "QUIZ... | -all [-json]",
-	summary: "check quizzes against the data contract; exit status 1 when anything is found",
-	detail: `
+	usageLine: "audit QUIZ... | -all [-json]",
+	short:     "check quizzes against the data contract; exit status 1 when anything is found",
+	long: `
 Checks each quiz's keys against the contract (Store.Audit: types, TTLs, meta,
 every score against the counted answers, the answer log, the order set) and
 prints each violation found, one a line: key: rule: detail. Nothing when all
 is well. With -json, one JSON array of {"quiz_id", "key", "rule", "detail"}.
 Exit status 1 when a violation is found or a quiz could not be audited (each
 such quiz has its line on stderr); kuis repair mends the scores and the order.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		all := fs.Bool("all", false, "every quiz of the namespace")
 		asJSON := fs.Bool("json", false, "print one JSON array")
 		return func(ctx context.Context, c *cli, args []string) error {
@@ -64,39 +64,23 @@ func needQuizzes(name string, args []string, all bool, allFlag string) error {
 // how many quizzes failed (each reported); an interrupt ends it early.
 func (c *cli) audit(ctx context.Context, name string, ids []string, keep func(kuis.Keys, kuis.Violation) bool) ([]finding, int, error) {
 	found := []finding{}
-	failed := 0
-	prog := c.startProgress(name, len(ids))
-	defer c.endProgress()
-	for i, id := range ids {
-		if err := stopped(ctx, name, len(ids)-i); err != nil {
-			return found, failed, err
+	failed, err := c.each(ctx, name, name, ids, func(ctx context.Context, id string) error {
+		keys, err := c.store.Keys(id)
+		if err != nil {
+			return err
 		}
-		if err := c.auditOne(ctx, name, id, keep, &found); err != nil {
-			c.report(name+" "+id, err)
-			failed++
+		vs, err := c.store.Audit(ctx, id)
+		if err != nil {
+			return err
 		}
-		prog.step(id)
-	}
-	return found, failed, nil
-}
-
-func (c *cli) auditOne(ctx context.Context, name, id string, keep func(kuis.Keys, kuis.Violation) bool, found *[]finding) error {
-	keys, err := c.store.Keys(id)
-	if err != nil {
-		return err
-	}
-	sctx, cancel := c.step(ctx)
-	defer cancel()
-	vs, err := c.store.Audit(sctx, id)
-	if err != nil {
-		return err
-	}
-	for _, v := range vs {
-		if keep(keys, v) {
-			*found = append(*found, finding{QuizID: id, Violation: v})
+		for _, v := range vs {
+			if keep(keys, v) {
+				found = append(found, finding{QuizID: id, Violation: v})
+			}
 		}
-	}
-	return nil
+		return nil
+	})
+	return found, failed, err
 }
 
 // printFindings prints what audit or repair -dry-run found and returns the
@@ -126,17 +110,10 @@ func (c *cli) printFindings(name string, found []finding, failed int, asJSON boo
 	return nil
 }
 
-// repaired is one Correction of a quiz, as repair -json prints it.
-type repaired struct {
-	QuizID string `json:"quiz_id"`
-	kuis.Correction
-}
-
 var cmdRepair = &command{
-	name:    "repair",
-	args:    "QUIZ... [-dry-run] [-json]",
-	summary: "set each score back to 10 x its counted answers, and mend the order set",
-	detail: `
+	usageLine: "repair QUIZ... [-dry-run] [-json]",
+	short:     "set each score back to 10 x its counted answers, and mend the order set",
+	long: `
 Repairs each quiz (Store.Repair): every score becomes 10 x the participant's
 counted answers, members without any are removed, the order set is mended,
 and repair keys left by a stopped Repair are deleted. Prints each score
@@ -147,7 +124,7 @@ changed, one a line: quiz: participant: was -> now (now 0: removed). With
 Repair would mend, as audit prints it: the scores that are not 10 x the
 counted answers, the order set's findings, leftover repair keys. Its exit
 status is 1 when there is something to mend, as audit's.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		dry := fs.Bool("dry-run", false, "write nothing: print what Repair would mend")
 		asJSON := fs.Bool("json", false, "print one JSON array")
 		return func(ctx context.Context, c *cli, args []string) error {
@@ -188,47 +165,42 @@ func repairMends(k kuis.Keys, v kuis.Violation) bool {
 	return false
 }
 
+// repair repairs each quiz and prints the corrections made, those of the
+// quizzes done when an interrupt ends it too.
 func (c *cli) repair(ctx context.Context, ids []string, asJSON bool) error {
-	out := []repaired{}
-	failed := 0
-	prog := c.startProgress("repair", len(ids))
-	for i, id := range ids {
-		if err := stopped(ctx, "repair", len(ids)-i); err != nil {
-			c.endProgress()
-			if perr := c.printRepaired(out, asJSON); perr != nil {
-				return perr
-			}
-			return err
-		}
-		sctx, cancel := c.step(ctx)
-		fixes, err := c.store.Repair(sctx, id)
-		cancel()
-		if err != nil {
-			c.report("repair "+id, err)
-			failed++
-		}
+	out := []correction{}
+	failed, err := c.each(ctx, "repair", "repair", ids, func(ctx context.Context, id string) error {
+		fixes, err := c.store.Repair(ctx, id)
 		for _, f := range fixes {
-			out = append(out, repaired{QuizID: id, Correction: f})
+			out = append(out, correction{QuizID: id, Correction: f})
 		}
-		prog.step(id)
-	}
-	c.endProgress()
-	if err := c.printRepaired(out, asJSON); err != nil {
 		return err
+	})
+	if perr := c.printCorrections(out, asJSON); perr != nil {
+		return perr
 	}
-	if failed > 0 {
+	if err == nil && failed > 0 {
 		return errReported
 	}
-	return nil
+	return err
 }
 
-// printRepaired prints the corrections Repair made.
-func (c *cli) printRepaired(out []repaired, asJSON bool) error {
+// correction is one Correction of a quiz or a course, as repair -json,
+// course repair -json and course unfold -json print it.
+type correction struct {
+	QuizID   string `json:"quiz_id,omitempty"`
+	CourseID string `json:"course_id,omitempty"`
+	kuis.Correction
+}
+
+// printCorrections prints corrections as one JSON array, or one a line:
+// quiz or course: participant: was -> now.
+func (c *cli) printCorrections(out []correction, asJSON bool) error {
 	if asJSON {
 		return c.printJSON(out)
 	}
 	for _, r := range out {
-		fmt.Fprintf(c.stdout, "%s: %s: %d -> %d\n", r.QuizID, r.Participant, r.Was, r.Now)
+		fmt.Fprintf(c.stdout, "%s: %s: %d -> %d\n", cmp.Or(r.QuizID, r.CourseID), r.Participant, r.Was, r.Now)
 	}
 	return nil
 }

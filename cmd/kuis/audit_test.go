@@ -105,11 +105,11 @@ func TestRepair(t *testing.T) {
 	}
 
 	r = tg.kuis("repair", "kuis-01", "-json")
-	var got []repaired
+	var got []correction
 	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || r.code != 0 || r.stderr != "" {
 		t.Fatalf("repair -json: exit %d, %v, stderr %q: %q", r.code, err, r.stderr, r.stdout)
 	}
-	want := []repaired{
+	want := []correction{
 		{QuizID: "kuis-01", Correction: kuis.Correction{Participant: "Ali", Was: 50, Now: 30}},
 		{QuizID: "kuis-01", Correction: kuis.Correction{Participant: "Mallory", Was: 10, Now: 0}},
 	}

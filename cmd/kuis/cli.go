@@ -1,9 +1,9 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -11,55 +11,10 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/kuisboard/kuis"
 	"github.com/redis/rueidis"
 )
-
-// command is one command of kuis, as the table below lists it.
-type command struct {
-	name    string // one word, or a group's word and the command's: "acl apply"
-	args    string // what follows the name, as kuis -h shows it
-	summary string // what it does, in one line
-	detail  string // more for kuis <command> -h: what it prints, its exit status
-	// flags declares the command's flags on fs and returns the function that
-	// runs it with the arguments that are not flags.
-	flags func(fs *flag.FlagSet) func(ctx context.Context, c *cli, args []string) error
-}
-
-// commands is every command, in the order kuis -h lists them. Each group of
-// commands lives in a file of its own (quizzes.go, watch.go, recap.go,
-// audit.go, purge.go, course.go, teams.go, acl.go) and adds its entries here.
-var commands = []*command{
-	cmdQuizzes, cmdShow, cmdWatch, cmdRecap, cmdAudit, cmdRepair, cmdPurge,
-	cmdCourseFold, cmdCourseUnfold, cmdCourseShow, cmdCourseRecap, cmdCourseAudit, cmdCourseRepair, cmdCoursePurge,
-	cmdTeams, cmdACLRules, cmdACLApply,
-}
-
-// exitError ends a run with code, after printing msg (when not empty) as
-// one line on stderr.
-type exitError struct {
-	code int
-	msg  string
-}
-
-func (e *exitError) Error() string { return e.msg }
-
-// usagef is a usage error: exit status 2, one line naming what is wrong.
-func usagef(format string, args ...any) error {
-	return &exitError{code: 2, msg: fmt.Sprintf(format, args...)}
-}
-
-// errReported ends a run with status 1 when each failure already has its line.
-var errReported = &exitError{code: 1}
-
-// globals are the flags before the command.
-type globals struct {
-	addr, cluster, user, passwordFile, namespace, ties string
-	hashTag                                            bool
-	timeout                                            time.Duration
-}
 
 // cli is one run of kuis: where it reads and writes, its environment, its
 // flags, and the connection once a command asked for it.
@@ -76,285 +31,17 @@ type cli struct {
 	progress *progress // the progress line on stderr, while long work runs
 }
 
-// run is kuis: it parses args (without the program's name), runs the
-// command they name, and returns the exit status. It reads the environment
-// through getenv and a file named "-" from stdin, writes the result to
-// stdout and everything else to stderr, and ends when ctx does (an
-// interrupt).
-func run(ctx context.Context, args []string, getenv func(string) string, stdin io.Reader, stdout, stderr io.Writer) int {
-	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv}
-	err := c.run(ctx, args)
-	if c.client != nil {
-		c.client.Close()
-	}
-	var exit *exitError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &exit):
-		if exit.msg != "" {
-			c.errorLine(exit.msg)
-		}
-		return exit.code
-	default:
-		c.errorLine(err.Error())
-		return 1
-	}
-}
-
-func (c *cli) run(ctx context.Context, args []string) error {
-	if err := noPasswordFlag(args); err != nil {
-		return err
-	}
-	fs := flag.NewFlagSet("kuis", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	g := &c.g
-	fs.StringVar(&g.addr, "addr", "", "the standalone Redis server, `host:port` (default $REDIS_ADDR, else 127.0.0.1:6379)")
-	fs.StringVar(&g.cluster, "cluster", "", "the seed nodes of a Redis Cluster, `host:port,...` (default $REDIS_CLUSTER_ADDRS); implies -hash-tag")
-	fs.StringVar(&g.user, "user", "", "log in as the ACL user `NAME` (default: the default user)")
-	fs.StringVar(&g.passwordFile, "password-file", "", "read the user's password from `FILE` (default $REDIS_PASSWORD; never a flag's value)")
-	fs.StringVar(&g.namespace, "namespace", kuis.DefaultNamespace, "the keys' first segment, `NS`, as WithNamespace sets it")
-	fs.BoolVar(&g.hashTag, "hash-tag", false, "quiz IDs in braces in key names, as WithHashTag sets them")
-	fs.StringVar(&g.ties, "ties", "name", "the order of equal scores, `name` or time, as WithTies sets it")
-	fs.DurationVar(&g.timeout, "timeout", time.Minute, "the longest one step may take: connecting, or one quiz's or course's read, fold, audit, repair or purge; 0: no limit")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			c.usage(fs)
-			return nil
-		}
-		return usagef("kuis: %v (kuis -h lists the flags)", err)
-	}
-	if err := c.resolve(fs); err != nil {
-		return err
-	}
-	args = fs.Args()
-	if len(args) == 0 {
-		return usagef("kuis: no command (kuis -h lists them)")
-	}
-	cmd, rest, err := c.find(args)
-	if cmd == nil || err != nil {
-		return err
-	}
-	cfs := flag.NewFlagSet("kuis "+cmd.name, flag.ContinueOnError)
-	cfs.SetOutput(io.Discard)
-	runCmd := cmd.flags(cfs)
-	pos, err := parseInterleaved(cfs, rest)
-	if errors.Is(err, flag.ErrHelp) {
-		c.commandUsage(cmd, cfs)
+// connect opens the client and the Store, once a run. The client is
+// rueidis's as the library recommends it: a single client on a standalone
+// server (rueidis would otherwise probe CLUSTER SLOTS, which a restricted
+// user may not send, and guess), a cluster client on Redis Cluster.
+// Client-side caching stays off: kuis makes no cached read, and an ACL user
+// made by ACLRules without WithClientCache may not turn tracking on, which
+// rueidis would do as it connects.
+func (c *cli) connect(ctx context.Context) error {
+	if c.store != nil {
 		return nil
 	}
-	if err != nil {
-		return usagef("kuis %s: %v (kuis %s -h)", cmd.name, err, cmd.name)
-	}
-	return runCmd(ctx, c, pos)
-}
-
-// noPasswordFlag refuses a password given as a flag's value, anywhere in
-// args: ps and the shell's history would show it to everyone.
-func noPasswordFlag(args []string) error {
-	for _, a := range args {
-		if a == "--" {
-			break
-		}
-		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && name == "password" {
-			return usagef("kuis: %s: a password is never a flag's value (ps and shell history show it): use $REDIS_PASSWORD or -password-file FILE", a)
-		}
-	}
-	return nil
-}
-
-// resolve checks the global flags and fills in their defaults from the
-// environment.
-func (c *cli) resolve(fs *flag.FlagSet) error {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	g := &c.g
-	switch {
-	case set["addr"] && set["cluster"]:
-		return usagef("kuis: -addr and -cluster: give one of them")
-	case set["addr"]:
-		g.cluster = ""
-	case set["cluster"]:
-	case c.getenv("REDIS_CLUSTER_ADDRS") != "":
-		g.cluster = c.getenv("REDIS_CLUSTER_ADDRS")
-	case c.getenv("REDIS_ADDR") != "":
-		g.addr = c.getenv("REDIS_ADDR")
-	default:
-		g.addr = "127.0.0.1:6379"
-	}
-	if g.cluster != "" {
-		g.hashTag = true
-		for _, a := range strings.Split(g.cluster, ",") {
-			if a = strings.TrimSpace(a); a != "" {
-				c.addrs = append(c.addrs, a)
-			}
-		}
-		if len(c.addrs) == 0 {
-			return usagef("kuis: -cluster %q names no node", g.cluster)
-		}
-	} else {
-		c.addrs = []string{g.addr}
-	}
-	if g.ties != "name" && g.ties != "time" {
-		return usagef("kuis: -ties %q: want name or time", g.ties)
-	}
-	if _, err := kuis.ContractTable(kuis.WithNamespace(g.namespace)); err != nil {
-		return usagef("kuis: -namespace %q: want 1 to 64 ASCII letters, digits, '-', '_' or '.'", g.namespace)
-	}
-	if g.timeout < 0 {
-		return usagef("kuis: -timeout %v: want 0 (no limit) or more", g.timeout)
-	}
-	if g.passwordFile != "" {
-		pw, err := readPassword(g.passwordFile)
-		if err != nil {
-			return err
-		}
-		c.password = pw
-	} else {
-		c.password = c.getenv("REDIS_PASSWORD")
-	}
-	return nil
-}
-
-// readPassword reads a password file: its first line, without the line end.
-func readPassword(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", &exitError{code: 1, msg: fmt.Sprintf("kuis: password file: %v", err)}
-	}
-	pw, _, _ := strings.Cut(string(b), "\n")
-	pw = strings.TrimSuffix(pw, "\r")
-	if pw == "" {
-		return "", usagef("kuis: password file %s is empty", path)
-	}
-	return pw, nil
-}
-
-// find returns the command args name, and the arguments after its name. A
-// group's word alone, or with -h, prints the group's commands.
-func (c *cli) find(args []string) (*command, []string, error) {
-	for _, cmd := range commands {
-		if cmd.name == args[0] {
-			return cmd, args[1:], nil
-		}
-	}
-	var group []*command
-	for _, cmd := range commands {
-		if strings.HasPrefix(cmd.name, args[0]+" ") {
-			group = append(group, cmd)
-		}
-	}
-	if len(group) == 0 {
-		return nil, nil, usagef("kuis: unknown command %q (kuis -h lists the commands)", args[0])
-	}
-	if len(args) > 1 && (args[1] == "-h" || args[1] == "-help" || args[1] == "--help") {
-		fmt.Fprintf(c.stdout, "Usage of kuis %s:\n", args[0])
-		c.listCommands(group)
-		return nil, nil, nil
-	}
-	if len(args) > 1 {
-		for _, cmd := range group {
-			if cmd.name == args[0]+" "+args[1] {
-				return cmd, args[2:], nil
-			}
-		}
-		return nil, nil, usagef("kuis %s: unknown command %q (kuis %s -h lists them)", args[0], args[1], args[0])
-	}
-	return nil, nil, usagef("kuis %s: which one? (kuis %s -h lists them)", args[0], args[0])
-}
-
-// parseInterleaved parses flags anywhere among the arguments, as the
-// synopses write them after the quiz ("show QUIZ -top 5"), and returns the
-// others in order; everything after "--" is an argument.
-func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos, tail []string
-	if i := slices.Index(args, "--"); i >= 0 {
-		args, tail = args[:i], args[i+1:]
-	}
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return append(pos, tail...), nil
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-}
-
-// usage prints kuis -h.
-func (c *cli) usage(fs *flag.FlagSet) {
-	w := c.stdout
-	fmt.Fprint(w, `kuis operates the quizzes of a kuis deployment on Redis: it lists, shows and
-watches them, recaps, audits and repairs them, archives and purges finished ones,
-folds them into course boards, ranks teams, and makes the ACL users of the
-library's roles on every node.
-
-Usage: kuis [flags] <command> [arguments]
-
-Commands:
-`)
-	c.listCommands(commands)
-	fmt.Fprint(w, "\nFlags (before the command):\n")
-	fs.SetOutput(w)
-	fs.PrintDefaults()
-	fs.SetOutput(io.Discard)
-	fmt.Fprint(w, `
-The result goes to stdout; errors, one line each, and the progress of long work
-go to stderr. Exit status: 0 when all went well; 1 when a check found something,
-or a quiz failed (each failure has its line, the rest is still done), or the
-server could not be reached; 2 for a usage error. kuis <command> -h tells more.
-`)
-}
-
-// listCommands prints the synopsis and summary of each of cmds.
-func (c *cli) listCommands(cmds []*command) {
-	for _, cmd := range cmds {
-		fmt.Fprintf(c.stdout, "  %s %s\n        %s\n", cmd.name, cmd.args, cmd.summary)
-	}
-}
-
-// commandUsage prints kuis <command> -h.
-func (c *cli) commandUsage(cmd *command, fs *flag.FlagSet) {
-	w := c.stdout
-	fmt.Fprintf(w, "Usage: kuis [flags] %s %s\n\n%s\n", cmd.name, cmd.args, cmd.summary)
-	if cmd.detail != "" {
-		fmt.Fprintf(w, "\n%s\n", strings.TrimSpace(cmd.detail))
-	}
-	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
-	if n > 0 {
-		fmt.Fprint(w, "\nFlags:\n")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	fmt.Fprint(w, "\nkuis -h lists the flags before the command: the server, the user, the namespace.\n")
-}
-
-// options are the library's options the global flags select.
-func (c *cli) options() []kuis.Option {
-	opts := []kuis.Option{kuis.WithNamespace(c.g.namespace)}
-	if c.g.hashTag {
-		opts = append(opts, kuis.WithHashTag())
-	}
-	if c.g.ties == "time" {
-		opts = append(opts, kuis.WithTies(kuis.TiesByTime))
-	}
-	return opts
-}
-
-// connect opens the client and the Store. The client is rueidis's as the
-// library recommends it: a single client on a standalone server (rueidis
-// would otherwise probe CLUSTER SLOTS, which a restricted user may not send,
-// and guess), a cluster client on Redis Cluster. Client-side caching stays
-// off: kuis makes no cached read, and an ACL user made by ACLRules without
-// WithClientCache may not turn tracking on, which rueidis would do as it
-// connects.
-func (c *cli) connect(ctx context.Context) error {
 	opt := rueidis.ClientOption{
 		InitAddress:       c.addrs,
 		Username:          c.g.user,
@@ -583,22 +270,21 @@ func (c *cli) quizArgs(ctx context.Context, name string, args []string, all bool
 func (c *cli) checkIDs(name string, ids ...string) error {
 	for _, id := range ids {
 		if _, err := c.store.Keys(id); err != nil {
-			if uerr := inputError(name, err); uerr != nil {
-				return uerr
-			}
-			return err
+			return cmp.Or(inputError(name, err), err)
 		}
 	}
 	return nil
 }
 
-// stopped is the error of work over quizzes that ctx ended (an interrupt)
-// before left of them were done, or nil while ctx lives.
-func stopped(ctx context.Context, name string, left int) error {
-	if ctx.Err() == nil {
-		return nil
+// open connects and returns what of gives for id (*kuis.Store's Board,
+// Course or Keys): an invalid ID is a usage error of command name.
+func open[T any](ctx context.Context, c *cli, name, id string, of func(*kuis.Store, string) (T, error)) (T, error) {
+	if err := c.connect(ctx); err != nil {
+		var none T
+		return none, err
 	}
-	return &exitError{code: 1, msg: fmt.Sprintf("kuis: %s: interrupted, %d quiz(zes) not done", name, left)}
+	h, err := of(c.store, id)
+	return h, cmp.Or(inputError(name, err), err)
 }
 
 // isTerminal reports whether w is a terminal, where progress is redrawn in

@@ -5,27 +5,17 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/kuisboard/kuis"
 )
 
-// The course commands: a course board holds the points of the finished
-// quizzes folded into it, each counted once, with a ledger of what each
-// quiz gave whom (kuis.Course).
-
-// course is the handle on course id; an invalid course ID is a usage error
-// of command name (no I/O).
-func (c *cli) course(name, id string) (*kuis.Course, error) {
-	course, err := c.store.Course(id)
-	if err != nil {
-		if uerr := inputError(name, err); uerr != nil {
-			return nil, uerr
-		}
-		return nil, err
-	}
-	return course, nil
+// cmdCourse is the group of the course commands: a course board holds the
+// points of the finished quizzes folded into it, each counted once, with a
+// ledger of what each quiz gave whom (kuis.Course).
+var cmdCourse = &command{
+	usageLine: "course <command> [arguments]",
+	commands:  []*command{cmdCourseFold, cmdCourseUnfold, cmdCourseShow, cmdCourseRecap, cmdCourseAudit, cmdCourseRepair, cmdCoursePurge},
 }
 
 // courseArgs checks a course command's arguments before connecting: the
@@ -44,10 +34,9 @@ func courseArgs(name string, args []string, least, most int, want string) error 
 }
 
 var cmdCourseFold = &command{
-	name:    "course fold",
-	args:    "COURSE (QUIZ... | -from-archive PATH)",
-	summary: "fold finished quizzes into a course board, each counted once",
-	detail: `
+	usageLine: "fold COURSE (QUIZ... | -from-archive PATH)",
+	short:     "fold finished quizzes into a course board, each counted once",
+	long: `
 For each quiz: takes its recap (Store.Recap) and folds it into the course
 (Course.Fold): each participant's points go to their course total, and the
 course's ledger records what the quiz gave each, so that a quiz folded again
@@ -64,7 +53,7 @@ holds otherwise than its recap says (repaired since it was folded), with
 what differs: kuis course unfold COURSE QUIZ, then fold it again. Exit status
 1 when a quiz failed (each has its line on stderr); the others are still
 folded.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		fromArchive := fs.String("from-archive", "", "fold the recap archived in `PATH` (a recap.json, or its directory) instead of quizzes")
 		return func(ctx context.Context, c *cli, args []string) error {
 			least, most, want := 1, -1, "QUIZ"
@@ -74,10 +63,7 @@ folded.`,
 			if err := courseArgs("course fold", args, least, most, want); err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			course, err := c.course("course fold", args[0])
+			course, err := open(ctx, c, "course fold", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}
@@ -97,36 +83,19 @@ folded.`,
 			if err != nil {
 				return err
 			}
-			failed := 0
-			prog := c.startProgress("course fold", len(ids))
-			defer c.endProgress()
-			for i, id := range ids {
-				if err := stopped(ctx, "course fold", len(ids)-i); err != nil {
+			failed, err := c.each(ctx, "course fold", "course fold "+args[0], ids, func(ctx context.Context, id string) error {
+				r, err := c.store.Recap(ctx, id)
+				if err != nil {
 					return err
 				}
-				if err := c.fold(ctx, course, id); err != nil {
-					c.report("course fold "+args[0]+" "+id, err)
-					failed++
-				}
-				prog.step(id)
-			}
-			if failed > 0 {
+				return c.foldRecap(ctx, course, r)
+			})
+			if err == nil && failed > 0 {
 				return errReported
 			}
-			return nil
+			return err
 		}
 	},
-}
-
-// fold folds quiz id's recap into course.
-func (c *cli) fold(ctx context.Context, course *kuis.Course, id string) error {
-	sctx, cancel := c.step(ctx)
-	defer cancel()
-	r, err := c.store.Recap(sctx, id)
-	if err != nil {
-		return err
-	}
-	return c.foldRecap(sctx, course, r)
 }
 
 // foldRecap folds a quiz's recap into course, unless the quiz names another
@@ -148,27 +117,19 @@ func (c *cli) foldRecap(ctx context.Context, course *kuis.Course, r kuis.Recap) 
 	return nil
 }
 
-// courseCorrection is one Correction of a course, as course unfold -json
-// and course repair -json print it.
-type courseCorrection struct {
-	CourseID string `json:"course_id"`
-	kuis.Correction
-}
-
-// corrections are a course's Corrections as courseCorrections.
-func corrections(courseID string, cs []kuis.Correction) []courseCorrection {
-	out := make([]courseCorrection, len(cs))
+// corrections are a course's Corrections as corrections.
+func corrections(courseID string, cs []kuis.Correction) []correction {
+	out := make([]correction, len(cs))
 	for i, cr := range cs {
-		out[i] = courseCorrection{CourseID: courseID, Correction: cr}
+		out[i] = correction{CourseID: courseID, Correction: cr}
 	}
 	return out
 }
 
 var cmdCourseUnfold = &command{
-	name:    "course unfold",
-	args:    "COURSE QUIZ [-instance ID] [-json]",
-	summary: "take a quiz's points out of a course board",
-	detail: `
+	usageLine: "unfold COURSE QUIZ [-instance ID] [-json]",
+	short:     "take a quiz's points out of a course board",
+	long: `
 Takes the points the quiz gave each participant out of the course, as the
 course's ledger records them: the quiz need not exist any more. Without
 -instance, the quiz ID's only instance in the course (Course.Unfold): an ID
@@ -180,17 +141,14 @@ participant(s), or QUIZ: not folded into COURSE: nothing to unfold. With
 -json, one JSON array of {"course_id", "participant", "was", "now"}: each
 total before and after (now 0: the participant left the board, or has 0
 points from another quiz).`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		asJSON := fs.Bool("json", false, "print one JSON array")
 		instance := fs.String("instance", "", "unfold this instance of the quiz (its log's start entry ID)")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := courseArgs("course unfold", args, 1, 1, "QUIZ"); err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			course, err := c.course("course unfold", args[0])
+			course, err := open(ctx, c, "course unfold", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}
@@ -236,10 +194,9 @@ type courseShow struct {
 }
 
 var cmdCourseShow = &command{
-	name:    "course show",
-	args:    "COURSE [-top N] [-json]",
-	summary: "a course's folded quizzes and the top N of its board",
-	detail: `
+	usageLine: "show COURSE [-top N] [-json]",
+	short:     "a course's folded quizzes and the top N of its board",
+	long: `
 Prints the quizzes folded into the course (Course.Quizzes) and how many
 participants have points (Course.Len), then the top N of its board
 (Course.Page), one participant a line: rank (equal totals share one),
@@ -247,7 +204,7 @@ participant, total. A course with nothing folded is empty, not an error.
 With -json, one JSON object: {"course_id", "quizzes": [{"quiz_id",
 "questions", "participants", "points"}], "participants", "standings":
 [{"rank", "competition_rank", "participant", "score"}]}.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		top := fs.Int("top", 10, "how many of the board's top to show, `N` from 1 to 1000")
 		asJSON := fs.Bool("json", false, "print one JSON object")
 		return func(ctx context.Context, c *cli, args []string) error {
@@ -257,10 +214,7 @@ With -json, one JSON object: {"course_id", "quizzes": [{"quiz_id",
 			if err := checkTop("course show", *top); err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			course, err := c.course("course show", args[0])
+			course, err := open(ctx, c, "course show", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}
@@ -304,10 +258,9 @@ func (c *cli) courseShow(ctx context.Context, course *kuis.Course, top int, asJS
 var courseFormats = []string{"standings", "json"}
 
 var cmdCourseRecap = &command{
-	name:    "course recap",
-	args:    "COURSE [-format standings|json] [-spreadsheet] [-o FILE]",
-	summary: "a course's standings and ledger, as CSV or JSON",
-	detail: `
+	usageLine: "recap COURSE [-format standings|json] [-spreadsheet] [-o FILE]",
+	short:     "a course's standings and ledger, as CSV or JSON",
+	long: `
 Takes the course's recap (Course.Recap: its board and ledger as one
 consistent snapshot) and prints it in a format:
   standings  rank,competition_rank,participant,score, then one column per
@@ -318,7 +271,7 @@ The CSV is the library's default form, which reads back byte for byte; with
 -spreadsheet it is the form for a spreadsheet, as kuis recap -h says. With
 -o FILE the file is written whole or not at all (a temporary file, flushed
 and renamed), readable by its owner only.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		format := fs.String("format", "standings", "`FORMAT`: standings or json")
 		sheet := fs.Bool("spreadsheet", false, "CSV for a spreadsheet: BOM, quoted cells, formulas made text")
 		out := fs.String("o", "", "write to `FILE` instead of stdout")
@@ -326,20 +279,11 @@ and renamed), readable by its owner only.`,
 			if err := courseArgs("course recap", args, 0, 0, ""); err != nil {
 				return err
 			}
-			if !slices.Contains(courseFormats, *format) {
-				return usagef("kuis course recap: -format %q: want standings or json", *format)
-			}
-			var opts []kuis.CSVOption
-			if *sheet {
-				if *format == "json" {
-					return usagef("kuis course recap: -spreadsheet is for the CSV format, not json")
-				}
-				opts = append(opts, kuis.ForSpreadsheet())
-			}
-			if err := c.connect(ctx); err != nil {
+			opts, err := csvOptions("course recap", *format, courseFormats, *sheet)
+			if err != nil {
 				return err
 			}
-			course, err := c.course("course recap", args[0])
+			course, err := open(ctx, c, "course recap", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}
@@ -350,14 +294,7 @@ and renamed), readable by its owner only.`,
 			if err != nil {
 				return c.fail(what, err)
 			}
-			data, err := renderCourse(r, *format, opts...)
-			if err != nil {
-				return c.fail(what, err)
-			}
-			if *format == "json" {
-				data = append(data, '\n')
-			}
-			return c.output(what, *out, data)
+			return c.output(what, *out, r, *format, opts)
 		}
 	},
 }
@@ -370,10 +307,9 @@ type courseFinding struct {
 }
 
 var cmdCourseAudit = &command{
-	name:    "course audit",
-	args:    "COURSE [-json]",
-	summary: "check a course against the data contract; exit status 1 when anything is found",
-	detail: `
+	usageLine: "audit COURSE [-json]",
+	short:     "check a course against the data contract; exit status 1 when anything is found",
+	long: `
 Checks the course's keys against the contract (Course.Audit: types, TTLs,
 every ledger field, each quiz's marker, each participant's total against the
 points the ledger gives them) and prints each violation found, one a line:
@@ -382,16 +318,13 @@ key: rule: detail. Nothing when all is well, or when nothing is folded. With
 1 when a violation is found: kuis course repair sets the totals back to the
 ledger's; a quiz without its marker (a fold or unfold stopped midway) is
 mended by folding or unfolding it again.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		asJSON := fs.Bool("json", false, "print one JSON array")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := courseArgs("course audit", args, 0, 0, ""); err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			course, err := c.course("course audit", args[0])
+			course, err := open(ctx, c, "course audit", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}
@@ -424,10 +357,9 @@ mended by folding or unfolding it again.`,
 }
 
 var cmdCourseRepair = &command{
-	name:    "course repair",
-	args:    "COURSE [-json]",
-	summary: "set each course total back to the sum of its ledger entries",
-	detail: `
+	usageLine: "repair COURSE [-json]",
+	short:     "set each course total back to the sum of its ledger entries",
+	long: `
 Repairs the course (Course.Repair): every total on its board becomes the sum
 of the points the ledger gives the participant; members without any are
 removed, and participants the ledger gives points to are put back. Prints
@@ -435,16 +367,13 @@ each total changed, one a line: COURSE: participant: was -> now (now 0:
 removed). With -json, one JSON array of {"course_id", "participant", "was",
 "now"}. A ledger field out of its form is not mended: course audit names it,
 and unfolding its quiz removes it.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		asJSON := fs.Bool("json", false, "print one JSON array")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := courseArgs("course repair", args, 0, 0, ""); err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			course, err := c.course("course repair", args[0])
+			course, err := open(ctx, c, "course repair", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}
@@ -454,13 +383,7 @@ and unfolding its quiz removes it.`,
 			if err != nil {
 				return c.fail("course repair "+args[0], err)
 			}
-			if *asJSON {
-				return c.printJSON(corrections(args[0], cs))
-			}
-			for _, cr := range cs {
-				fmt.Fprintf(c.stdout, "%s: %s: %d -> %d\n", args[0], cr.Participant, cr.Was, cr.Now)
-			}
-			return nil
+			return c.printCorrections(corrections(args[0], cs), *asJSON)
 		}
 	},
 }
@@ -471,10 +394,9 @@ and unfolding its quiz removes it.`,
 var errNothingFolded = errors.New("nothing folded")
 
 var cmdCoursePurge = &command{
-	name:    "course purge",
-	args:    "COURSE -archive DIR",
-	summary: "archive a course to files, then delete its keys",
-	detail: `
+	usageLine: "purge COURSE -archive DIR",
+	short:     "archive a course to files, then delete its keys",
+	long: `
 Purges the course (Course.Purge): takes its recap, writes its archive in
 DIR/<course>/, and only once the archive is on disk deletes the course's
 board and ledger, in one step that the server refuses if a fold changed the
@@ -486,7 +408,7 @@ owner only. A directory holding another quiz's or course's archive is
 refused. A course with nothing folded (purged before, say) has nothing to
 archive: an archive of it in DIR is kept. Prints COURSE: archived in
 DIR/<course>, N keys deleted.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		dir := fs.String("archive", "", "archive the course in `DIR`/<course>/ before deleting it (required)")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := courseArgs("course purge", args, 0, 0, ""); err != nil {
@@ -498,10 +420,7 @@ DIR/<course>, N keys deleted.`,
 			if err := ensureDir(*dir); err != nil {
 				return fmt.Errorf("kuis: course purge: archive directory: %w", err)
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			course, err := c.course("course purge", args[0])
+			course, err := open(ctx, c, "course purge", args[0], (*kuis.Store).Course)
 			if err != nil {
 				return err
 			}
@@ -519,7 +438,7 @@ func (c *cli) coursePurge(ctx context.Context, course *kuis.Course, dir string) 
 		if len(r.Standings) == 0 && len(r.Quizzes) == 0 && len(r.Entries) == 0 {
 			return errNothingFolded
 		}
-		a, err := courseArchive(r)
+		a, err := newArchive(r)
 		if err != nil {
 			return err
 		}

@@ -16,40 +16,6 @@ import (
 	"github.com/kuisboard/kuis"
 )
 
-// course is the library's handle on course id in the target's namespace.
-func (tg *target) course(id string) *kuis.Course {
-	tg.t.Helper()
-	c, err := tg.store.Course(id)
-	if err != nil {
-		tg.t.Fatal(err)
-	}
-	return c
-}
-
-// courseBoard is the whole board of course id, as the library reads it.
-func (tg *target) courseBoard(id string) []kuis.Standing {
-	tg.t.Helper()
-	s, err := tg.course(id).Standings(tg.ctx)
-	if err != nil {
-		tg.t.Fatal(err)
-	}
-	return s
-}
-
-// standings is a board of participants and scores, ranked as the library
-// ranks a course: by score, equal scores in reverse byte order of names.
-func standings(pairs ...any) []kuis.Standing {
-	out := []kuis.Standing{}
-	for i := 0; i+1 < len(pairs); i += 2 {
-		s := kuis.Standing{Rank: len(out) + 1, CompetitionRank: len(out) + 1, Participant: pairs[i].(string), Score: int64(pairs[i+1].(int))}
-		if n := len(out); n > 0 && out[n-1].Score == s.Score {
-			s.CompetitionRank = out[n-1].CompetitionRank
-		}
-		out = append(out, s)
-	}
-	return out
-}
-
 // TestCourseFold: course fold folds finished quizzes, each counted once (a
 // second fold is reported, not an error); a running quiz, a missing quiz and
 // a quiz the course holds otherwise each fail in their own words while the
@@ -126,11 +92,11 @@ func TestCourseFold(t *testing.T) {
 		t.Errorf("the course after the new recap's fold (-want +got):\n%s", diff)
 	}
 
-	var got []courseCorrection
+	var got []correction
 	if err := json.Unmarshal([]byte(tg.must("course", "unfold", "ipa-8a", "kuis-02", "-json")), &got); err != nil {
 		t.Fatal(err)
 	}
-	wantJSON := []courseCorrection{
+	wantJSON := []correction{
 		{CourseID: "ipa-8a", Correction: kuis.Correction{Participant: "Ali", Was: 30, Now: 20}},
 		{CourseID: "ipa-8a", Correction: kuis.Correction{Participant: "Eka", Was: 20, Now: 0}},
 	}
@@ -385,11 +351,11 @@ func TestCourseAuditRepair(t *testing.T) {
 		t.Errorf("course audit after course repair: %q", out)
 	}
 	tg.raw("ZADD", k.Board(), "0", "Budi")
-	var fixed []courseCorrection
+	var fixed []correction
 	if err := json.Unmarshal([]byte(tg.must("course", "repair", "ipa-8a", "-json")), &fixed); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]courseCorrection{{CourseID: "ipa-8a", Correction: kuis.Correction{Participant: "Budi", Was: 0, Now: 20}}}, fixed); diff != "" {
+	if diff := cmp.Diff([]correction{{CourseID: "ipa-8a", Correction: kuis.Correction{Participant: "Budi", Was: 0, Now: 20}}}, fixed); diff != "" {
 		t.Errorf("course repair -json (-want +got):\n%s", diff)
 	}
 
@@ -440,7 +406,7 @@ func checkCourseArchive(t *testing.T, dir string, want kuis.CourseRecap) {
 			}
 			want.TakenAt = taken.TakenAt
 		}
-		data, err := renderCourse(want, f.format)
+		data, err := render(want, f.format)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,213 +3,68 @@ package main
 import (
 	"bytes"
 	"context"
-	"regexp"
-	"strings"
-	"sync"
+	"os"
+	"path/filepath"
 	"testing"
 
-	"github.com/kuisboard/kuis"
-	"github.com/kuisboard/kuis/internal/redistest"
-	"github.com/redis/rueidis"
+	"github.com/google/go-cmp/cmp"
 )
 
-// target is the server of a test of the command (miniredis, REDIS_ADDR or
-// REDIS_CLUSTER_ADDRS, as the rest of the suite): the flags that point kuis
-// at it in a namespace of the test's own, and the library's Store there,
-// which sets up what kuis then reads.
-type target struct {
-	t      *testing.T
-	ctx    context.Context
-	ns     string
-	flags  []string // before the command: -addr or -cluster, -namespace
-	client rueidis.Client
-	store  *kuis.Store
-	env    map[string]string // what kuis's getenv sees: nothing unless a test sets it
-}
-
-func newTarget(t *testing.T) *target {
-	t.Helper()
-	ns := redistest.Namespace(t)
-	tg := &target{t: t, ctx: context.Background(), ns: ns, env: map[string]string{}}
-	opts := []kuis.Option{kuis.WithNamespace(ns)}
-	switch redistest.Target() {
-	case "miniredis":
-		m, c := redistest.Miniredis(t)
-		tg.client, tg.flags = c, []string{"-addr", m.Addr()}
-	case "standalone":
-		tg.client, tg.flags = redistest.Client(t), []string{"-addr", redistest.Nodes()[0]}
-	case "cluster":
-		tg.client, tg.flags = redistest.Client(t), []string{"-cluster", strings.Join(redistest.Nodes(), ",")}
-		opts = append(opts, kuis.WithHashTag())
+// TestServerFromEnvironment: without -addr and -cluster, kuis takes
+// $REDIS_CLUSTER_ADDRS, else $REDIS_ADDR, else 127.0.0.1:6379; an explicit
+// -addr wins over both.
+func TestServerFromEnvironment(t *testing.T) {
+	tests := []struct {
+		env   map[string]string
+		args  []string
+		addrs []string
+		hash  bool
+	}{
+		{nil, nil, []string{"127.0.0.1:6379"}, false},
+		{map[string]string{"REDIS_ADDR": "10.0.0.1:7"}, nil, []string{"10.0.0.1:7"}, false},
+		{map[string]string{"REDIS_ADDR": "10.0.0.1:7", "REDIS_CLUSTER_ADDRS": "10.0.0.2:1, 10.0.0.3:1"}, nil, []string{"10.0.0.2:1", "10.0.0.3:1"}, true},
+		{map[string]string{"REDIS_CLUSTER_ADDRS": "10.0.0.2:1"}, []string{"-addr", "10.0.0.4:1"}, []string{"10.0.0.4:1"}, false},
+		{map[string]string{"REDIS_ADDR": "10.0.0.1:7"}, []string{"-cluster", "10.0.0.5:1"}, []string{"10.0.0.5:1"}, true},
 	}
-	tg.flags = append(tg.flags, "-namespace", ns)
-	return tg.on(tg.client, tg.flags, opts...)
-}
-
-// on completes tg for a client and the flags that reach its server, and
-// purges the namespace at cleanup.
-func (tg *target) on(client rueidis.Client, flags []string, opts ...kuis.Option) *target {
-	tg.t.Helper()
-	store, err := kuis.New(client, opts...)
-	if err != nil {
-		tg.t.Fatal(err)
-	}
-	tg.client, tg.flags, tg.store = client, flags, store
-	tg.t.Cleanup(func() {
-		if _, err := store.Purge(context.Background()); err != nil {
-			tg.t.Errorf("purge namespace %s: %v", tg.ns, err)
+	for _, tt := range tests {
+		c := &cli{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(k string) string { return tt.env[k] }}
+		// acl rules needs no server: run resolves the flags and stops there.
+		if err := c.run(context.Background(), append(tt.args, "acl", "rules", "app")); err != nil {
+			t.Fatal(err)
 		}
-	})
-	return tg
-}
-
-// result is what one run of kuis did.
-type result struct {
-	code           int
-	stdout, stderr string
-}
-
-// kuis runs the command in-process with the target's flags first.
-func (tg *target) kuis(args ...string) result {
-	tg.t.Helper()
-	return tg.kuisCtx(tg.ctx, args...)
-}
-
-func (tg *target) kuisCtx(ctx context.Context, args ...string) result {
-	return tg.kuisIn(ctx, "", args...)
-}
-
-// kuisIn runs the command in-process with stdin as its standard input.
-func (tg *target) kuisIn(ctx context.Context, stdin string, args ...string) result {
-	var stdout, stderr bytes.Buffer
-	code := run(ctx, append(append([]string{}, tg.flags...), args...), tg.getenv, strings.NewReader(stdin), &stdout, &stderr)
-	return result{code, stdout.String(), stderr.String()}
-}
-
-func (tg *target) getenv(k string) string { return tg.env[k] }
-
-// must runs kuis and fails the test unless it exits 0 with nothing on stderr.
-func (tg *target) must(args ...string) string {
-	tg.t.Helper()
-	r := tg.kuis(args...)
-	if r.code != 0 || r.stderr != "" {
-		tg.t.Fatalf("kuis %s: exit %d, stderr %q", strings.Join(args, " "), r.code, r.stderr)
-	}
-	return r.stdout
-}
-
-// reference is the contract's reference session in quiz id: Citra 30, Ali
-// 30, Budi 20, Dewi 10, finished when finish is set.
-func (tg *target) reference(id string, finish bool) {
-	tg.t.Helper()
-	tg.quiz(id, "Kuis Matematika Kelas 8", 3, [][]string{{"Ali", "Citra"}, {"Ali", "Budi", "Citra"}, {"Ali", "Budi", "Citra", "Dewi"}}, finish)
-}
-
-// quiz creates quiz id with the library, with opts: rounds[q-1] answer
-// question q.
-func (tg *target) quiz(id, title string, questions int, rounds [][]string, finish bool, opts ...kuis.CreateOption) {
-	tg.t.Helper()
-	meta, err := tg.store.Meta(id)
-	if err != nil {
-		tg.t.Fatal(err)
-	}
-	if err := meta.Create(tg.ctx, title, questions, opts...); err != nil {
-		tg.t.Fatal(err)
-	}
-	board, err := tg.store.Board(id)
-	if err != nil {
-		tg.t.Fatal(err)
-	}
-	for q, names := range rounds {
-		for _, name := range names {
-			if _, err := board.RecordAnswer(tg.ctx, name, q+1); err != nil {
-				tg.t.Fatal(err)
-			}
-		}
-	}
-	if finish {
-		if err := meta.Finish(tg.ctx); err != nil {
-			tg.t.Fatal(err)
+		if diff := cmp.Diff(tt.addrs, c.addrs); diff != "" || c.g.hashTag != tt.hash {
+			t.Errorf("env %v, flags %v: hash tag %v; addresses (-want +got):\n%s", tt.env, tt.args, c.g.hashTag, diff)
 		}
 	}
 }
 
-// keys are the key names of quiz id.
-func (tg *target) keys(id string) kuis.Keys {
-	tg.t.Helper()
-	k, err := tg.store.Keys(id)
-	if err != nil {
-		tg.t.Fatal(err)
+// TestPasswordSources: the password is -password-file's first line, else
+// $REDIS_PASSWORD; a missing file is an error of its own.
+func TestPasswordSources(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "pw")
+	if err := os.WriteFile(file, []byte("from file\r\nsecond line\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	return k
-}
-
-// raw sends a command behind the library's back, to break the contract.
-func (tg *target) raw(args ...string) {
-	tg.t.Helper()
-	if err := tg.client.Do(tg.ctx, tg.client.B().Arbitrary(args...).Build()).Error(); err != nil {
-		tg.t.Fatalf("%v: %v", args, err)
-	}
-}
-
-// exists reports whether quiz id still has its meta key.
-func (tg *target) exists(id string) bool {
-	tg.t.Helper()
-	n, err := tg.client.Do(tg.ctx, tg.client.B().Exists().Key(tg.keys(id).Meta()).Build()).AsInt64()
-	if err != nil {
-		tg.t.Fatal(err)
-	}
-	return n == 1
-}
-
-// lines splits output into its lines, without the last line end.
-func lines(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-}
-
-// progressLine is a line of progress, which a slow machine may print
-// among the errors.
-var progressLine = regexp.MustCompile(`^[a-z ]+: [0-9]+/[0-9]+ quizzes`)
-
-// oneLine fails the test unless stderr is exactly one line (progress
-// aside) that starts with prefix and holds each of words.
-func oneLine(t *testing.T, what, stderr, prefix string, words ...string) {
-	t.Helper()
-	var ls []string
-	for _, l := range lines(stderr) {
-		if !progressLine.MatchString(l) {
-			ls = append(ls, l)
+	for _, tt := range []struct {
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{nil, nil, ""},
+		{map[string]string{"REDIS_PASSWORD": "from env"}, nil, "from env"},
+		{map[string]string{"REDIS_PASSWORD": "from env"}, []string{"-password-file", file}, "from file"},
+	} {
+		c := &cli{stdout: &bytes.Buffer{}, stderr: &bytes.Buffer{}, getenv: func(k string) string { return tt.env[k] }}
+		if err := c.run(context.Background(), append(tt.args, "acl", "rules", "app")); err != nil {
+			t.Fatal(err)
+		}
+		if c.password != tt.want {
+			t.Errorf("env %v, flags %v: password %q, want %q", tt.env, tt.args, c.password, tt.want)
 		}
 	}
-	if len(ls) != 1 || !strings.HasPrefix(ls[0], prefix) {
-		t.Errorf("%s: stderr %q, want one line starting %q", what, stderr, prefix)
-		return
+	r := runKuis(nil, "-password-file", filepath.Join(t.TempDir(), "missing"), "acl", "rules", "app")
+	if r.code != 1 || r.stdout != "" {
+		t.Errorf("missing password file: exit %d, stdout %q", r.code, r.stdout)
 	}
-	for _, w := range words {
-		if !strings.Contains(ls[0], w) {
-			t.Errorf("%s: stderr %q does not say %q", what, ls[0], w)
-		}
-	}
-}
-
-// syncBuffer is a bytes.Buffer that a run on another goroutine writes while
-// the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	oneLine(t, "missing password file", r.stderr, "kuis: password file: ", "no such file")
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -41,6 +42,30 @@ func (c *cli) startProgress(label string, total int) *progress {
 	c.progress = p
 	p.draw()
 	return p
+}
+
+// each does do for each quiz of ids, with a step's context (-timeout),
+// showing the progress of name; a failure is reported as subject's and the
+// quiz's ("course fold ipa-8a kuis-01"), and the rest is still done. It
+// returns how many failed; an interrupt ends it early, with its error.
+func (c *cli) each(ctx context.Context, name, subject string, ids []string, do func(ctx context.Context, id string) error) (int, error) {
+	prog := c.startProgress(name, len(ids))
+	defer c.endProgress()
+	failed := 0
+	for i, id := range ids {
+		if ctx.Err() != nil {
+			return failed, &exitError{code: 1, msg: fmt.Sprintf("kuis: %s: interrupted, %d quiz(zes) not done", name, len(ids)-i)}
+		}
+		sctx, cancel := c.step(ctx)
+		err := do(sctx, id)
+		cancel()
+		if err != nil {
+			c.report(subject+" "+id, err)
+			failed++
+		}
+		prog.step(id)
+	}
+	return failed, nil
 }
 
 // step counts one more quiz done (whether it failed or not).

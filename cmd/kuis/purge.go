@@ -14,10 +14,9 @@ import (
 )
 
 var cmdPurge = &command{
-	name:    "purge",
-	args:    "(QUIZ... | -finished) -archive DIR [-course COURSE]",
-	summary: "archive finished quizzes to files (and fold them into their course), then delete their keys",
-	detail: `
+	usageLine: "purge (QUIZ... | -finished) -archive DIR [-course COURSE]",
+	short:     "archive finished quizzes to files (and fold them into their course), then delete their keys",
+	long: `
 For each quiz (Store.PurgeQuiz): takes its recap, writes its archive in
 DIR/<quiz>/<instance>/ (Recap.Instance: a quiz ID used again, week after week,
 keeps each quiz's files apart), and only once the archive is on disk deletes
@@ -48,7 +47,7 @@ running quiz is refused: finish it first.
 Prints one line per quiz purged: quiz: archived in DIR/<quiz>/<instance>,
 folded into COURSE, N keys deleted. Exit status 1 when a quiz failed (each
 has its line on stderr); the others are still purged.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		finished := fs.Bool("finished", false, "every finished quiz of the namespace")
 		dir := fs.String("archive", "", "archive each quiz in `DIR`/<quiz>/<instance>/ before deleting it (required)")
 		courseID := fs.String("course", "", "fold each quiz that names no course into the course `COURSE` before deleting it")
@@ -62,53 +61,37 @@ has its line on stderr); the others are still purged.`,
 			if err := ensureDir(*dir); err != nil {
 				return fmt.Errorf("kuis: purge: archive directory: %w", err)
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
 			var course *kuis.Course
-			if *courseID != "" {
-				var err error
-				if course, err = c.course("purge", *courseID); err != nil {
-					return err
-				}
+			err := c.connect(ctx)
+			if err == nil && *courseID != "" {
+				course, err = open(ctx, c, "purge", *courseID, (*kuis.Store).Course)
+			}
+			if err != nil {
+				return err
 			}
 			ids, failed, err := c.quizArgs(ctx, "purge", args, *finished, func(s kuis.Status) bool { return s == kuis.StatusFinished })
 			if err != nil {
 				return err
 			}
-			prog := c.startProgress("purge", len(ids))
-			for i, id := range ids {
-				if err := stopped(ctx, "purge", len(ids)-i); err != nil {
-					c.endProgress()
-					return err
-				}
-				if err := c.purge(ctx, *dir, id, course); err != nil {
-					c.report("purge "+id, err)
-					failed++
-				}
-				prog.step(id)
-			}
-			c.endProgress()
-			if failed > 0 {
+			purged, err := c.each(ctx, "purge", "purge", ids, func(ctx context.Context, id string) error { return c.purge(ctx, *dir, id, course) })
+			if err == nil && failed+purged > 0 {
 				return errReported
 			}
-			return nil
+			return err
 		}
 	},
 }
 
 // purge archives quiz id in dir, folds it into the course it names, else
-// into course when not nil, and deletes its keys.
+// into course when not nil, and deletes its keys, within ctx.
 func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course) error {
-	sctx, cancel := c.step(ctx)
-	defer cancel()
 	qdir, folded := "", ""
-	n, err := c.store.PurgeQuiz(sctx, id, func(ctx context.Context, r kuis.Recap) error {
+	n, err := c.store.PurgeQuiz(ctx, id, func(ctx context.Context, r kuis.Recap) error {
 		into, err := c.courseFor(r, course)
 		if err != nil {
 			return err
 		}
-		a, err := quizArchive(r)
+		a, err := newArchive(r)
 		if err != nil {
 			return err
 		}
@@ -135,7 +118,7 @@ func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course) er
 		if err != nil {
 			return err
 		}
-		if folded, err = foldInto(sctx, into, r); err != nil {
+		if folded, err = foldInto(ctx, into, r); err != nil {
 			return err
 		}
 		fmt.Fprintf(c.stdout, "%s: archived in %s before%s, no keys left\n", id, qdir, folded)

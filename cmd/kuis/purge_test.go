@@ -12,78 +12,6 @@ import (
 	"github.com/kuisboard/kuis"
 )
 
-// instanceDir is where purge archives the recap's quiz under dir:
-// dir/<quiz>/<instance>/.
-func instanceDir(dir string, r kuis.Recap) string {
-	return filepath.Join(dir, r.QuizID, r.Instance)
-}
-
-// checkArchive fails the test unless dir/<quiz>/<instance>/ holds the four
-// files of want's archive, whole: each CSV the library's default writer's
-// bytes, and recap.json json.Marshal of want with the time it was taken at,
-// readable by their owner only, and no temporary file beside them.
-func checkArchive(t *testing.T, dir string, want kuis.Recap) {
-	t.Helper()
-	qdir := instanceDir(dir, want)
-	var files []string
-	entries, err := os.ReadDir(qdir)
-	if err != nil {
-		t.Errorf("archive of %s: %v", want.QuizID, err)
-		return
-	}
-	for _, e := range entries {
-		files = append(files, e.Name())
-	}
-	if diff := cmp.Diff([]string{"answers.csv", "gradebook.csv", "recap.json", "standings.csv"}, files); diff != "" {
-		t.Errorf("archive of %s holds (-want +got):\n%s", want.QuizID, diff)
-	}
-	if err := archiveMatches(qdir, want); err != nil {
-		t.Errorf("archive of %s: %v", want.QuizID, err)
-	}
-	for _, f := range archiveFiles {
-		switch st, err := os.Stat(filepath.Join(qdir, f.name)); {
-		case err != nil:
-			t.Errorf("archive of %s: %v", want.QuizID, err)
-		case st.Mode().Perm() != 0o600:
-			t.Errorf("archive of %s: %s has mode %v, want 0600", want.QuizID, f.name, st.Mode())
-		}
-	}
-}
-
-// archiveMatches says how the four files in qdir differ from want's
-// archive, or nil when each is whole and the same.
-func archiveMatches(qdir string, want kuis.Recap) error {
-	for _, f := range archiveFiles {
-		got, err := os.ReadFile(filepath.Join(qdir, f.name))
-		if err != nil {
-			return err
-		}
-		if f.format == "json" {
-			var taken struct {
-				TakenAt json.RawMessage `json:"taken_at"`
-			}
-			if err := json.Unmarshal(got, &taken); err != nil {
-				return err
-			}
-			if err := json.Unmarshal(taken.TakenAt, &want.TakenAt); err != nil {
-				return err
-			}
-		}
-		data, err := render(want, f.format)
-		if err != nil {
-			return err
-		}
-		if diff := cmp.Diff(string(data), string(got)); diff != "" {
-			return &mismatch{f.name, diff}
-		}
-	}
-	return nil
-}
-
-type mismatch struct{ file, diff string }
-
-func (m *mismatch) Error() string { return m.file + " (-want +got):\n" + m.diff }
-
 // TestPurge: a running quiz is refused and kept; finished ones are archived,
 // byte for byte the library's writers, then deleted; a re-run naming a quiz
 // purged before counts it done; a quiz whose archive cannot be written is
@@ -158,31 +86,6 @@ func TestPurge(t *testing.T) {
 	oneLine(t, "purge into a file", r.stderr, "kuis: purge: archive directory: ", "not a directory")
 }
 
-// TestArchiveDirRefusesDots: quiz and course IDs "." and ".." are valid,
-// but name no directory of their own: their archive fails instead of landing
-// in the archive's directory or its parent.
-func TestArchiveDirRefusesDots(t *testing.T) {
-	dir := t.TempDir()
-	for _, id := range []string{".", ".."} {
-		quiz, err := quizArchive(kuis.Recap{QuizID: id})
-		if err != nil {
-			t.Fatal(err)
-		}
-		course, err := courseArchive(kuis.CourseRecap{CourseID: id})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, a := range []archive{quiz, course} {
-			if _, err := a.write(dir); err == nil {
-				t.Errorf("the archive of %s: no error", a.owner)
-			}
-		}
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 || archived(dir, owner{"quiz", ".."}, names(archiveFiles)) {
-		t.Errorf("the archive's directory holds %v", entries)
-	}
-}
-
 // recapOf is the library's recap of quiz id.
 func (tg *target) recapOf(id string) kuis.Recap {
 	tg.t.Helper()
@@ -201,7 +104,7 @@ func (tg *target) archivedWithoutInstance(dir, id string) {
 	t := tg.t
 	t.Helper()
 	tg.quiz(id, "Kuis lama", 1, [][]string{{"Citra"}}, true)
-	a, err := quizArchive(tg.recapOf(id))
+	a, err := newArchive(tg.recapOf(id))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +168,7 @@ func TestPurgeKeepsEveryInstance(t *testing.T) {
 	}
 	// A run killed while writing week 2's archive left one file and a
 	// temporary one.
-	a, err := quizArchive(week2)
+	a, err := newArchive(week2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,15 +22,14 @@ type quizLine struct {
 }
 
 var cmdQuizzes = &command{
-	name:    "quizzes",
-	args:    "[-status running|finished] [-json]",
-	summary: "every quiz of the namespace: status, questions, participants, answers, title",
-	detail: `
+	usageLine: "quizzes [-status running|finished] [-json]",
+	short:     "every quiz of the namespace: status, questions, participants, answers, title",
+	long: `
 Lists the quizzes (Store.Quizzes), sorted by ID, one a line: ID, status
 (berjalan: running, selesai: finished), questions, participants, counted
 answers and title. Nothing when there is none. With -json, one JSON array of
 {"quiz_id", "title", "questions", "status", "participants", "answers"}.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		status := fs.String("status", "", "only the quizzes `running` or finished")
 		asJSON := fs.Bool("json", false, "print one JSON array")
 		return func(ctx context.Context, c *cli, args []string) error {
@@ -184,33 +183,23 @@ type showResult struct {
 }
 
 var cmdShow = &command{
-	name:    "show",
-	args:    "QUIZ [-top N] [-json]",
-	summary: "a quiz's summary and the top N of its board",
-	detail: `
+	usageLine: "show QUIZ [-top N] [-json]",
+	short:     "a quiz's summary and the top N of its board",
+	long: `
 Prints the quiz's title, status and counts (Board.Summary), then the top N of
 its board (Board.Page), one participant a line: rank (equal scores share
 one), participant, score. With -json, one JSON object: {"quiz_id", "title",
 "questions", "status", "participants", "answers", "standings": [{"rank",
 "competition_rank", "participant", "score"}]}.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		top := fs.Int("top", 10, "how many of the board's top to show, `N` from 1 to 1000")
 		asJSON := fs.Bool("json", false, "print one JSON object")
 		return func(ctx context.Context, c *cli, args []string) error {
-			id, err := oneQuiz("show", args)
+			board, err := c.topBoard(ctx, "show", args, *top)
 			if err != nil {
 				return err
 			}
-			if err := checkTop("show", *top); err != nil {
-				return err
-			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			if err := c.checkIDs("show", id); err != nil {
-				return err
-			}
-			return c.show(ctx, id, *top, *asJSON)
+			return c.show(ctx, board, args[0], *top, *asJSON)
 		}
 	},
 }
@@ -226,6 +215,19 @@ func oneQuiz(name string, args []string) (string, error) {
 	return "", usagef("kuis %s: one QUIZ, not %d", name, len(args))
 }
 
+// topBoard checks a command's one QUIZ and its -top N, then connects and
+// returns the quiz's board.
+func (c *cli) topBoard(ctx context.Context, name string, args []string, top int) (*kuis.Board, error) {
+	id, err := oneQuiz(name, args)
+	if err == nil {
+		err = checkTop(name, top)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return open(ctx, c, name, id, (*kuis.Store).Board)
+}
+
 // checkTop checks -top against the library's bounds of a page.
 func checkTop(name string, top int) error {
 	if top < 1 || top > 1000 {
@@ -234,13 +236,9 @@ func checkTop(name string, top int) error {
 	return nil
 }
 
-func (c *cli) show(ctx context.Context, id string, top int, asJSON bool) error {
+func (c *cli) show(ctx context.Context, board *kuis.Board, id string, top int, asJSON bool) error {
 	sctx, cancel := c.step(ctx)
 	defer cancel()
-	board, err := c.store.Board(id)
-	if err != nil {
-		return c.fail("show "+id, err)
-	}
 	sum, err := board.Summary(sctx)
 	if err != nil {
 		return c.fail("show "+id, err)

@@ -106,15 +106,6 @@ func TestShow(t *testing.T) {
 	oneLine(t, "show of a missing quiz", r.stderr, "kuis: show kuis-99: no such quiz in namespace")
 }
 
-// words is each line of a table with its columns one space apart.
-func words(s string) []string {
-	ls := lines(s)
-	for i, l := range ls {
-		ls[i] = strings.Join(strings.Fields(l), " ")
-	}
-	return ls
-}
-
 // countingClient counts, per command name, the calls (Do, DoMulti) that
 // carry it and the commands sent, on the client it wraps.
 type countingClient struct {

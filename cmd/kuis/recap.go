@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/kuisboard/kuis"
@@ -16,10 +17,9 @@ import (
 var recapFormats = []string{"standings", "gradebook", "answers", "json"}
 
 var cmdRecap = &command{
-	name:    "recap",
-	args:    "QUIZ [-format standings|gradebook|answers|json] [-spreadsheet] [-delimiter C] [-o FILE]",
-	summary: "a quiz's grades, as CSV or JSON",
-	detail: `
+	usageLine: "recap QUIZ [-format standings|gradebook|answers|json] [-spreadsheet] [-delimiter C] [-o FILE]",
+	short:     "a quiz's grades, as CSV or JSON",
+	long: `
 Takes the quiz's recap (Store.Recap: one consistent snapshot; finish the quiz
 first for an exact one) and prints it in a format:
   standings  rank,competition_rank,participant,score,correct_answers (Recap.WriteCSV)
@@ -35,7 +35,7 @@ before a cell a spreadsheet would run as a formula (a name like =HYPERLINK(...))
 comma (Indonesian, most European ones), or tab.
 With -o FILE the file is written whole or not at all (a temporary file,
 flushed and renamed), readable by its owner only.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		format := fs.String("format", "standings", "`FORMAT`: standings, gradebook, answers or json")
 		sheet := fs.Bool("spreadsheet", false, "CSV for a spreadsheet: BOM, quoted cells, formulas made text")
 		delimiter := fs.String("delimiter", ",", "separate the CSV's fields with `C`, one character (or tab)")
@@ -45,15 +45,9 @@ flushed and renamed), readable by its owner only.`,
 			if err != nil {
 				return err
 			}
-			if !slices.Contains(recapFormats, *format) {
-				return usagef("kuis recap: -format %q: want standings, gradebook, answers or json", *format)
-			}
-			var opts []kuis.CSVOption
-			if *sheet {
-				if *format == "json" {
-					return usagef("kuis recap: -spreadsheet is for the CSV formats, not json")
-				}
-				opts = append(opts, kuis.ForSpreadsheet())
+			opts, err := csvOptions("recap", *format, recapFormats, *sheet)
+			if err != nil {
+				return err
 			}
 			if *delimiter != "," {
 				if *format == "json" {
@@ -65,13 +59,16 @@ flushed and renamed), readable by its owner only.`,
 				}
 				opts = append(opts, kuis.WithDelimiter(comma))
 			}
-			if err := c.connect(ctx); err != nil {
+			if _, err := open(ctx, c, "recap", id, (*kuis.Store).Keys); err != nil {
 				return err
 			}
-			if err := c.checkIDs("recap", id); err != nil {
-				return err
+			sctx, cancel := c.step(ctx)
+			defer cancel()
+			r, err := c.store.Recap(sctx, id)
+			if err != nil {
+				return c.fail("recap "+id, err)
 			}
-			return c.recap(ctx, id, *format, *out, opts)
+			return c.output("recap "+id, *out, r, *format, opts)
 		}
 	},
 }
@@ -90,27 +87,35 @@ func csvDelimiter(s string) (rune, error) {
 	return r, nil
 }
 
-func (c *cli) recap(ctx context.Context, id, format, out string, opts []kuis.CSVOption) error {
-	sctx, cancel := c.step(ctx)
-	defer cancel()
-	r, err := c.store.Recap(sctx, id)
-	if err != nil {
-		return c.fail("recap "+id, err)
+// csvOptions checks -format against a recap's formats (json last) and
+// makes -spreadsheet, which is for the CSV formats, its option.
+func csvOptions(name, format string, formats []string, sheet bool) ([]kuis.CSVOption, error) {
+	csv := formats[:len(formats)-1]
+	switch {
+	case !slices.Contains(formats, format):
+		return nil, usagef("kuis %s: -format %q: want %s or json", name, format, strings.Join(csv, ", "))
+	case !sheet:
+		return nil, nil
+	case format == "json" && len(csv) > 1:
+		return nil, usagef("kuis %s: -spreadsheet is for the CSV formats, not json", name)
+	case format == "json":
+		return nil, usagef("kuis %s: -spreadsheet is for the CSV format, not json", name)
 	}
+	return []kuis.CSVOption{kuis.ForSpreadsheet()}, nil
+}
+
+// output writes the recap in a format to stdout, or, when out is not empty,
+// to the file out, whole or not at all: a temporary file of its directory,
+// flushed and renamed, then the directory flushed. what is the failure's
+// subject.
+func (c *cli) output(what, out string, r recap, format string, opts []kuis.CSVOption) error {
 	data, err := render(r, format, opts...)
 	if err != nil {
-		return c.fail("recap "+id, err)
+		return c.fail(what, err)
 	}
 	if format == "json" {
 		data = append(data, '\n')
 	}
-	return c.output("recap "+id, out, data)
-}
-
-// output writes a recap's data to stdout, or, when out is not empty, to the
-// file out, whole or not at all: a temporary file of its directory, flushed
-// and renamed, then the directory flushed. what is the failure's subject.
-func (c *cli) output(what, out string, data []byte) error {
 	if out == "" {
 		if _, err := c.stdout.Write(data); err != nil {
 			return fmt.Errorf("kuis: stdout: %w", err)

@@ -16,10 +16,9 @@ import (
 )
 
 var cmdTeams = &command{
-	name:    "teams",
-	args:    "(QUIZ | -course COURSE) -roster FILE [-by sum|mean] [-json]",
-	summary: "rank teams by their members' points on a quiz's board or a course's",
-	detail: `
+	usageLine: "teams (QUIZ | -course COURSE) -roster FILE [-by sum|mean] [-json]",
+	short:     "rank teams by their members' points on a quiz's board or a course's",
+	long: `
 Ranks the teams of a roster by their members' scores on the quiz's board
 (Board.Teams) or their totals in the course (Course.Teams): the sum of their
 points (-by sum), or its mean over the team's roster (-by mean: fair to teams
@@ -37,7 +36,7 @@ A roster that cannot be read exits 1. A roster that is not such a file (a row
 without two fields, an empty field, a member listed twice, a name the
 library refuses) is a usage error, exit 2, with its line: FILE:LINE: what is
 wrong.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		courseID := fs.String("course", "", "rank by totals in the course `COURSE` instead of a quiz's board")
 		roster := fs.String("roster", "", "the teams, a CSV `FILE` of rows team,member, - for the standard input (required)")
 		by := fs.String("by", "sum", "rank by the `sum` of the members' points, or their mean")
@@ -61,32 +60,24 @@ wrong.`,
 			if err != nil {
 				return err
 			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
 			what := "teams"
-			var rank func(context.Context) ([]kuis.TeamStanding, error)
+			var rank func(context.Context, []kuis.Team, kuis.TeamScoring) ([]kuis.TeamStanding, error)
 			if *courseID != "" {
-				course, err := c.course("teams", *courseID)
+				course, err := open(ctx, c, "teams", *courseID, (*kuis.Store).Course)
 				if err != nil {
 					return err
 				}
-				what += " -course " + *courseID
-				rank = func(ctx context.Context) ([]kuis.TeamStanding, error) { return course.Teams(ctx, teams, scoring) }
+				what, rank = what+" -course "+*courseID, course.Teams
 			} else {
-				if err := c.checkIDs("teams", args[0]); err != nil {
+				board, err := open(ctx, c, "teams", args[0], (*kuis.Store).Board)
+				if err != nil {
 					return err
 				}
-				board, err := c.store.Board(args[0])
-				if err != nil {
-					return c.fail("teams "+args[0], err)
-				}
-				what += " " + args[0]
-				rank = func(ctx context.Context) ([]kuis.TeamStanding, error) { return board.Teams(ctx, teams, scoring) }
+				what, rank = what+" "+args[0], board.Teams
 			}
 			sctx, cancel := c.step(ctx)
 			defer cancel()
-			standings, err := rank(sctx)
+			standings, err := rank(sctx, teams, scoring)
 			if uerr := inputError("teams -roster "+*roster, err); uerr != nil {
 				return uerr
 			}

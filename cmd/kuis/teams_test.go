@@ -11,16 +11,6 @@ import (
 	"github.com/kuisboard/kuis"
 )
 
-// rosterFile writes a roster into the test's temporary directory.
-func rosterFile(t *testing.T, text string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "roster.csv")
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return path
-}
-
 // TestTeams ranks a roster's teams on a quiz's board and on a course's, by
 // sum and by mean, as the library ranks them, in text and in JSON; the
 // roster comes from a file or the standard input; a missing quiz fails in

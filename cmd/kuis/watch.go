@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/kuisboard/kuis"
 )
 
 // watchEvery is how often the live board may be redrawn: at a human rate,
@@ -13,42 +15,28 @@ import (
 const watchEvery = 500 * time.Millisecond
 
 var cmdWatch = &command{
-	name:    "watch",
-	args:    "QUIZ [-top N]",
-	summary: "the live board, redrawn when it changes, until Finish or Ctrl-C",
-	detail: `
+	usageLine: "watch QUIZ [-top N]",
+	short:     "the live board, redrawn when it changes, until Finish or Ctrl-C",
+	long: `
 Follows the top N of the quiz's board (Board.Live): at once, then whenever an
 answer is counted, at most twice a second, until the quiz is finished (after
 its final board) or Ctrl-C; both end with exit status 0. On a terminal the
 screen is redrawn; otherwise (a pipe, a file) every board is printed whole,
 one participant a line, the participant and the score separated by a tab, and
 an empty line after each board. -timeout bounds nothing but the connection.`,
-	flags: func(fs *flag.FlagSet) func(context.Context, *cli, []string) error {
+	flag: func(fs *flag.FlagSet) runFunc {
 		top := fs.Int("top", 10, "how many of the board's top to show, `N` from 1 to 1000")
 		return func(ctx context.Context, c *cli, args []string) error {
-			id, err := oneQuiz("watch", args)
+			board, err := c.topBoard(ctx, "watch", args, *top)
 			if err != nil {
 				return err
 			}
-			if err := checkTop("watch", *top); err != nil {
-				return err
-			}
-			if err := c.connect(ctx); err != nil {
-				return err
-			}
-			if err := c.checkIDs("watch", id); err != nil {
-				return err
-			}
-			return c.watch(ctx, id, *top)
+			return c.watch(ctx, board, args[0], *top)
 		}
 	},
 }
 
-func (c *cli) watch(ctx context.Context, id string, top int) error {
-	board, err := c.store.Board(id)
-	if err != nil {
-		return c.fail("watch "+id, err)
-	}
+func (c *cli) watch(ctx context.Context, board *kuis.Board, id string, top int) error {
 	screen := isTerminal(c.stdout)
 	title := ""
 	if screen {

@@ -27,16 +27,6 @@ func (tg *target) startWatch(args ...string) *watchRun {
 	return w
 }
 
-// waitFor polls until cond holds, or fails the test after a generous bound.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(30 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-	}
-}
-
 // exit waits for the run's exit status.
 func (w *watchRun) exit(t *testing.T) int {
 	t.Helper()

@@ -271,3 +271,28 @@ func TestPurgeKilled(t *testing.T) {
 		t.Errorf("quizzes after the last run: %q", got)
 	}
 }
+
+// TestArchiveDirRefusesDots: quiz and course IDs "." and ".." are valid,
+// but name no directory of their own: their archive fails instead of landing
+// in the archive's directory or its parent.
+func TestArchiveDirRefusesDots(t *testing.T) {
+	dir := t.TempDir()
+	for _, id := range []string{".", ".."} {
+		quiz, err := newArchive(kuis.Recap{QuizID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		course, err := newArchive(kuis.CourseRecap{CourseID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range []archive{quiz, course} {
+			if _, err := a.write(dir); err == nil {
+				t.Errorf("the archive of %s: no error", a.owner)
+			}
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 || archived(dir, owner{"quiz", ".."}, names(archiveFiles)) {
+		t.Errorf("the archive's directory holds %v", entries)
+	}
+}
