@@ -211,10 +211,6 @@ type courseLedger struct {
 	totals    map[string]int64  // each participant's points over every entry
 }
 
-// complain reports a violation of a course's key: Audit adds it, a strict
-// reader makes the first one its ErrCorrupt.
-type complain func(key, rule, format string, args ...any)
-
 // decodeIndex decodes the quiz index's fields; each out of its form is
 // passed to bad and skipped.
 func decodeIndex(k CourseKeys, index map[string]string, bad complain) courseLedger {
