@@ -41,9 +41,9 @@ func (s Standing) Top(percent int, of int64) bool {
 	return aboveHi < capHi || aboveHi == capHi && aboveLo < capLo
 }
 
-// rankedBoard reads one sorted board, highest score first: a quiz's, behind HLEN
-// of its meta (quiz.read) and in the Store's tie order (ranking.go), or a
-// course's, which has no meta and keeps no times, so its equal scores come
+// rankedBoard reads one sorted board, highest score first: a quiz's, behind
+// HLEN of its meta (quiz.read) and in the Store's tie order (ranking.go), or
+// a course's, which has no meta and keeps no times, so its equal scores come
 // in Redis's own order. Board and Course read through it: each of their
 // public reads is a few lines over one of its methods, which check their
 // bounds before any I/O, decode every score (decodeScore) and name the quiz
