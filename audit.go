@@ -50,19 +50,22 @@ func (s *Store) Audit(ctx context.Context, quizID string) ([]Violation, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := auditor{q: q, found: []Violation{}}
+	a := auditor{q: q, violations: violations{}}
 	return a.run(ctx)
 }
 
 // auditor collects the violations of one quiz.
 type auditor struct {
-	q      quiz
-	found  []Violation
+	q quiz
+	violations
 	status string // meta's status field as found ("" when missing)
 }
 
-func (a *auditor) add(key, rule, format string, args ...any) {
-	a.found = append(a.found, Violation{Key: key, Rule: rule, Detail: fmt.Sprintf(format, args...)})
+// violations collects what an audit finds, in order.
+type violations []Violation
+
+func (v *violations) add(key, rule, format string, args ...any) {
+	*v = append(*v, Violation{Key: key, Rule: rule, Detail: fmt.Sprintf(format, args...)})
 }
 
 // complain reports a violation of a key: Audit adds it, a strict reader
@@ -165,7 +168,7 @@ func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 		a.board(snap.board)
 	}
 	if !usable(k.answers) && types[k.answers] != "none" {
-		return a.found, nil // an answers key of the wrong type: nothing to compare scores with
+		return a.violations, nil // an answers key of the wrong type: nothing to compare scores with
 	}
 	a.answers(&snap)
 	counted := snap.count(nil)
@@ -193,7 +196,7 @@ func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 	for _, key := range leftovers {
 		a.add(key, "exists", "left by a Repair still rebuilding the board, or one that stopped before it replaced it: the next Repair or PurgeQuiz deletes it")
 	}
-	return a.found, nil
+	return a.violations, nil
 }
 
 // optionalMeta are the meta fields a quiz may hold beside judul,

@@ -2,7 +2,6 @@ package kuis
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/redis/rueidis"
@@ -34,17 +33,14 @@ func (c *Course) Audit(ctx context.Context) ([]Violation, error) {
 	if err != nil {
 		return nil, err
 	}
-	found := []Violation{}
-	add := func(key, rule, format string, args ...any) {
-		found = append(found, Violation{Key: key, Rule: rule, Detail: fmt.Sprintf(format, args...)})
-	}
-	shapes[0].audit(k.board, "zset", add)
-	shapes[1].audit(k.quizzes, "hash", add)
+	found := violations{}
+	shapes[0].audit(k.board, "zset", found.add)
+	shapes[1].audit(k.quizzes, "hash", found.add)
 	read := courseReads{shapes: true, board: shapes[0].fits("zset"), index: shapes[1].fits("hash")}
 	shape := len(found)
 	_, err = c.consistent(ctx, read, func(snap courseSnapshot) ([]rueidis.Completed, error) {
 		found = found[:shape] // a snapshot read again starts over
-		c.audit(snap, read, add)
+		c.audit(snap, read, found.add)
 		return nil, nil
 	})
 	if err != nil {
