@@ -170,6 +170,15 @@ type CourseQuiz struct {
 	FoldedAt     time.Time `json:"folded_at"`    // the server's time when its fold was complete
 }
 
+// CourseEntry is one entry of a course's ledger: the points one quiz
+// instance gave one participant.
+type CourseEntry struct {
+	QuizID      string `json:"quiz_id"`
+	Instance    string `json:"instance"`
+	Participant string `json:"participant"`
+	Points      int64  `json:"points"`
+}
+
 // Quizzes lists the quiz instances folded into the course, ordered by quiz
 // ID (byte order), then by instance start time (NoInstance first), from its
 // quiz index read in HSCAN pages: O(Q), Q the course's quiz instances. An

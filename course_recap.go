@@ -176,15 +176,6 @@ type CourseRecap struct {
 	TakenAt time.Time     `json:"taken_at"` // the caller's clock when the snapshot was taken
 }
 
-// CourseEntry is one entry of a course's ledger: the points one quiz
-// instance gave one participant.
-type CourseEntry struct {
-	QuizID      string `json:"quiz_id"`
-	Instance    string `json:"instance"`
-	Participant string `json:"participant"`
-	Points      int64  `json:"points"`
-}
-
 // Recap reads the course whole as one consistent snapshot: the board, the
 // quiz index and every ledger it lists, in HSCAN and ZSCAN pages on one
 // connection that watches each key, so no step holds the server long, read
