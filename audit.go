@@ -50,53 +50,94 @@ func (s *Store) Audit(ctx context.Context, quizID string) ([]Violation, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := auditor{q: q, found: []Violation{}}
+	a := auditor{q: q, violations: violations{}}
 	return a.run(ctx)
 }
 
 // auditor collects the violations of one quiz.
 type auditor struct {
-	q      quiz
-	found  []Violation
+	q quiz
+	violations
 	status string // meta's status field as found ("" when missing)
 }
 
-func (a *auditor) add(key, rule, format string, args ...any) {
-	a.found = append(a.found, Violation{Key: key, Rule: rule, Detail: fmt.Sprintf(format, args...)})
+// violations collects what an audit finds, in order.
+type violations []Violation
+
+func (v *violations) add(key, rule, format string, args ...any) {
+	*v = append(*v, Violation{Key: key, Rule: rule, Detail: fmt.Sprintf(format, args...)})
+}
+
+// complain reports a violation of a key: Audit adds it, a strict reader
+// makes the first one its ErrCorrupt.
+type complain func(key, rule, format string, args ...any)
+
+// keyShape is a key's TYPE and PTTL.
+type keyShape struct {
+	typ string
+	ttl int64
+}
+
+// shapeReads are TYPE and PTTL of each key, in order.
+func shapeReads(b rueidis.Builder, keys []string) []rueidis.Completed {
+	cmds := make([]rueidis.Completed, 0, 2*len(keys))
+	for _, key := range keys {
+		cmds = append(cmds, b.Type().Key(key).Build(), b.Pttl().Key(key).Build())
+	}
+	return cmds
+}
+
+// shapesOf decodes the replies of shapeReads(keys), its errors about
+// subject.
+func shapesOf(res []rueidis.RedisResult, keys []string, subject string) ([]keyShape, error) {
+	out := make([]keyShape, len(keys))
+	for i, key := range keys {
+		var err error
+		if out[i].typ, err = res[2*i].ToString(); err != nil {
+			return nil, replyError(err, subject, key)
+		}
+		if out[i].ttl, err = res[2*i+1].AsInt64(); err != nil {
+			return nil, replyError(err, subject, key)
+		}
+	}
+	return out, nil
+}
+
+// fits reports whether the key is a want (a TYPE reply) or missing.
+func (s keyShape) fits(want string) bool { return s.typ == want || s.typ == "none" }
+
+// audit adds the violations of a key of shape s that the contract wants a
+// want, without a TTL: "type" and "ttl". A missing key breaks neither.
+func (s keyShape) audit(key, want string, add complain) {
+	if s.typ == "none" {
+		return
+	}
+	if s.typ != want {
+		add(key, "type", "is a %s, want a %s", s.typ, want)
+	}
+	if s.ttl != -1 {
+		add(key, "ttl", "expires in %d ms; the contract allows no TTL", s.ttl)
+	}
 }
 
 func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 	k, c := a.q.keys, a.q.s.client
 	want := map[string]string{k.meta: "hash", k.board: "zset", k.answers: "set", k.log: "stream", k.order: "zset"}
 	keys := k.quizKeys()
-	cmds := make([]rueidis.Completed, 0, 2*len(keys)+2)
-	for _, key := range keys {
-		cmds = append(cmds, c.B().Type().Key(key).Build(), c.B().Pttl().Key(key).Build())
-	}
-	cmds = append(cmds, c.B().Exists().Key(k.repairBoard).Build(), c.B().Exists().Key(k.repairOrder).Build())
+	cmds := append(shapeReads(c.B(), keys), c.B().Exists().Key(k.repairBoard).Build(), c.B().Exists().Key(k.repairOrder).Build())
 	res := send(ctx, c, cmds...)
+	shapes, err := shapesOf(res, keys, a.q.about(""))
+	if err != nil {
+		return nil, err
+	}
 	types := map[string]string{}
 	var present int
 	for i, key := range keys {
-		t, err := res[2*i].ToString()
-		if err != nil {
-			return nil, a.q.fail(err, "", key)
+		types[key] = shapes[i].typ
+		if shapes[i].typ != "none" {
+			present++
 		}
-		ttl, err := res[2*i+1].AsInt64()
-		if err != nil {
-			return nil, a.q.fail(err, "", key)
-		}
-		types[key] = t
-		if t == "none" {
-			continue
-		}
-		present++
-		if t != want[key] {
-			a.add(key, "type", "is a %s, want a %s", t, want[key])
-		}
-		if ttl != -1 {
-			a.add(key, "ttl", "expires in %d ms; the contract allows no TTL", ttl)
-		}
+		shapes[i].audit(key, want[key], a.add)
 	}
 	if present == 0 {
 		return nil, a.q.errNotFound()
@@ -127,7 +168,7 @@ func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 		a.board(snap.board)
 	}
 	if !usable(k.answers) && types[k.answers] != "none" {
-		return a.found, nil // an answers key of the wrong type: nothing to compare scores with
+		return a.violations, nil // an answers key of the wrong type: nothing to compare scores with
 	}
 	a.answers(&snap)
 	counted := snap.count(nil)
@@ -155,7 +196,7 @@ func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 	for _, key := range leftovers {
 		a.add(key, "exists", "left by a Repair still rebuilding the board, or one that stopped before it replaced it: the next Repair or PurgeQuiz deletes it")
 	}
-	return a.found, nil
+	return a.violations, nil
 }
 
 // optionalMeta are the meta fields a quiz may hold beside judul,

@@ -8,7 +8,6 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -59,14 +58,12 @@ func (c *Course) Keys() CourseKeys { return c.keys }
 // about is the subject of the course's error messages: the course, and the
 // quiz and participant when there are.
 func (c *Course) about(quizID, participant string) string {
-	out := "course " + quote(c.keys.courseID)
-	if quizID != "" {
-		out += ", quiz " + quote(quizID)
-	}
-	if participant != "" {
-		out += ", participant " + quote(participant)
-	}
-	return out
+	return about(c.keys.courseID, quizID, participant)
+}
+
+// ranked is the reader of the course board.
+func (c *Course) ranked() rankedBoard {
+	return rankedBoard{s: c.s, board: c.keys.board, course: c.keys.courseID}
 }
 
 // fail maps err (from a command on key, about the instance of quizID) to
@@ -126,7 +123,7 @@ func (k CourseKeys) scripts(quizID, instance string) []string {
 // A course with nothing folded is an empty slice. Errors: ErrCorrupt,
 // ErrForbidden.
 func (c *Course) Standings(ctx context.Context) ([]Standing, error) {
-	return c.rangeByRank(ctx, 0, -1)
+	return c.ranked().rangeByRank(ctx, 0, -1)
 }
 
 // Page reads limit standings starting at position offset (0 is the top):
@@ -134,16 +131,7 @@ func (c *Course) Standings(ctx context.Context) ([]Standing, error) {
 // empty. Errors: ErrInvalidRange (a negative offset, or a limit outside 1 to
 // 1000) before any I/O, ErrCorrupt, ErrForbidden.
 func (c *Course) Page(ctx context.Context, offset, limit int) ([]Standing, error) {
-	if offset < 0 || limit < 1 || limit > maxPageLimit {
-		return nil, fmt.Errorf("%w: %s: offset %d, limit %d (want offset >= 0, limit 1 to %d)",
-			ErrInvalidRange, c.about("", ""), offset, limit, maxPageLimit)
-	}
-	start := int64(offset)
-	stop := int64(math.MaxInt64)
-	if start <= math.MaxInt64-int64(limit) {
-		stop = start + int64(limit) - 1
-	}
-	return c.rangeByRank(ctx, start, stop)
+	return c.ranked().page(ctx, offset, limit)
 }
 
 // Around reads the participant's standing with up to radius neighbours above
@@ -152,98 +140,24 @@ func (c *Course) Page(ctx context.Context, offset, limit int) ([]Standing, error
 // outside 0 to 500) before any I/O, ErrNotOnBoard (no points in the course),
 // ErrCorrupt, ErrForbidden.
 func (c *Course) Around(ctx context.Context, participant string, radius int) ([]Standing, error) {
-	if err := c.checkParticipant(participant); err != nil {
-		return nil, err
-	}
-	if radius < 0 || radius > maxRadius {
-		return nil, fmt.Errorf("%w: %s: radius %d (want 0 to %d)", ErrInvalidRange, c.about("", participant), radius, maxRadius)
-	}
-	res := c.s.sendReads(ctx, c.s.client.B().Zrevrank().Key(c.keys.board).Member(participant).Cache())
-	pos, err := res[0].AsInt64()
-	if err != nil {
-		return nil, c.memberError(err, participant)
-	}
-	return c.rangeByRank(ctx, max(0, pos-int64(radius)), pos+int64(radius))
+	return c.ranked().around(ctx, participant, radius)
 }
 
-// Standing returns one participant's Rank, CompetitionRank and total Score:
-// O(log N), in two round trips (the score and rank, then how many are
-// ahead), the competition rank capped at the rank should a fold come between
-// them. Errors: ErrInvalidParticipant before any I/O, ErrNotOnBoard (no
-// points in the course), ErrCorrupt, ErrForbidden.
+// Standing returns one participant's Rank, CompetitionRank and total Score,
+// all three of one moment, in one round trip (one read-only script):
+// O(log N). With WithClientCache it reads through the cache instead, in two
+// round trips when nothing is cached and none when all is; the competition
+// rank is then capped at the rank, should the cached entries be of
+// different moments. Errors: ErrInvalidParticipant before any I/O,
+// ErrNotOnBoard (no points in the course), ErrCorrupt, ErrForbidden.
 func (c *Course) Standing(ctx context.Context, participant string) (Standing, error) {
-	if err := c.checkParticipant(participant); err != nil {
-		return Standing{}, err
-	}
-	b, k := c.s.client.B(), c.keys.board
-	res := c.s.sendReads(ctx, b.Zscore().Key(k).Member(participant).Cache(), b.Zrevrank().Key(k).Member(participant).Cache())
-	score, err := res[0].AsFloat64()
-	if err != nil {
-		return Standing{}, c.memberError(err, participant)
-	}
-	pos, err := res[1].AsInt64()
-	if err != nil {
-		return Standing{}, c.memberError(err, participant)
-	}
-	points, err := decodeScore(k, participant, score)
-	if err != nil {
-		return Standing{}, err
-	}
-	higher, err := c.higher(ctx, points)
-	if err != nil {
-		return Standing{}, err
-	}
-	return Standing{Rank: int(pos) + 1, CompetitionRank: int(min(higher, pos)) + 1, Participant: participant, Score: points}, nil
+	return c.ranked().standing(ctx, participant)
 }
 
 // Len returns the number of participants with points in the course: O(1).
 // Errors: ErrCorrupt, ErrForbidden.
 func (c *Course) Len(ctx context.Context) (int64, error) {
-	n, err := c.s.sendReads(ctx, c.s.client.B().Zcard().Key(c.keys.board).Cache())[0].AsInt64()
-	if err != nil {
-		return 0, c.fail(err, "", "", c.keys.board)
-	}
-	return n, nil
-}
-
-// rangeByRank reads positions start..stop (inclusive, -1 = the end) of the
-// course board with both ranks.
-func (c *Course) rangeByRank(ctx context.Context, start, stop int64) ([]Standing, error) {
-	k := c.keys.board
-	return rangeByRank(ctx, k, start, stop, func(from, stop int64) ([]rueidis.ZScore, error) {
-		zs, err := c.s.sendReads(ctx, c.s.client.B().Zrange().Key(k).Min(strconv.FormatInt(from, 10)).Max(strconv.FormatInt(stop, 10)).
-			Rev().Withscores().Cache())[0].AsZScores()
-		if err != nil {
-			return nil, c.fail(err, "", "", k)
-		}
-		return zs, nil
-	}, c.higher)
-}
-
-// higher counts the members of the course board with more points than
-// points (O(log N)).
-func (c *Course) higher(ctx context.Context, points int64) (int64, error) {
-	k := c.keys.board
-	n, err := c.s.sendReads(ctx, c.s.client.B().Zcount().Key(k).Min("("+strconv.FormatInt(points, 10)).Max("+inf").Cache())[0].AsInt64()
-	if err != nil {
-		return 0, c.fail(err, "", "", k)
-	}
-	return n, nil
-}
-
-func (c *Course) checkParticipant(name string) error {
-	if problem := nameProblem(name); problem != "" {
-		return fmt.Errorf("%w: %s: participant %s %s", ErrInvalidParticipant, c.about("", ""), quote(name), problem)
-	}
-	return nil
-}
-
-// memberError maps a nil reply to ErrNotOnBoard, and any other error as fail.
-func (c *Course) memberError(err error, participant string) error {
-	if rueidis.IsRedisNil(err) {
-		return fmt.Errorf("%w: %s", ErrNotOnBoard, c.about("", participant))
-	}
-	return replyError(err, c.about("", participant), c.keys.board)
+	return c.ranked().length(ctx)
 }
 
 // CourseQuiz is one quiz instance folded into a course, as its marker says.
@@ -254,6 +168,15 @@ type CourseQuiz struct {
 	Participants int64     `json:"participants"` // the recap's standings, 0-point ones included
 	Points       int64     `json:"points"`       // all points the instance gave
 	FoldedAt     time.Time `json:"folded_at"`    // the server's time when its fold was complete
+}
+
+// CourseEntry is one entry of a course's ledger: the points one quiz
+// instance gave one participant.
+type CourseEntry struct {
+	QuizID      string `json:"quiz_id"`
+	Instance    string `json:"instance"`
+	Participant string `json:"participant"`
+	Points      int64  `json:"points"`
 }
 
 // Quizzes lists the quiz instances folded into the course, ordered by quiz
@@ -296,10 +219,6 @@ type courseLedger struct {
 	entries   []CourseEntry     // every entry, in instance order, then by participant
 	totals    map[string]int64  // each participant's points over every entry
 }
-
-// complain reports a violation of a course's key: Audit adds it, a strict
-// reader makes the first one its ErrCorrupt.
-type complain func(key, rule, format string, args ...any)
 
 // decodeIndex decodes the quiz index's fields; each out of its form is
 // passed to bad and skipped.

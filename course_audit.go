@@ -2,7 +2,6 @@ package kuis
 
 import (
 	"context"
-	"fmt"
 	"slices"
 
 	"github.com/redis/rueidis"
@@ -28,38 +27,20 @@ import (
 // and never writes: O(L + N). Errors: ErrBusy (the course changed each of
 // three reads), ErrForbidden.
 func (c *Course) Audit(ctx context.Context) ([]Violation, error) {
-	k, b := c.keys, c.s.client.B()
-	res := send(ctx, c.s.client, b.Type().Key(k.board).Build(), b.Pttl().Key(k.board).Build(),
-		b.Type().Key(k.quizzes).Build(), b.Pttl().Key(k.quizzes).Build())
-	found := []Violation{}
-	add := func(key, rule, format string, args ...any) {
-		found = append(found, Violation{Key: key, Rule: rule, Detail: fmt.Sprintf(format, args...)})
+	k := c.keys
+	keys := []string{k.board, k.quizzes}
+	shapes, err := shapesOf(send(ctx, c.s.client, shapeReads(c.s.client.B(), keys)...), keys, c.about("", ""))
+	if err != nil {
+		return nil, err
 	}
-	read := courseReads{shapes: true}
-	for i, key := range []string{k.board, k.quizzes} {
-		typ, err := res[2*i].ToString()
-		if err != nil {
-			return nil, c.fail(err, "", "", key)
-		}
-		ttl, err := res[2*i+1].AsInt64()
-		if err != nil {
-			return nil, c.fail(err, "", "", key)
-		}
-		want := []string{"zset", "hash"}[i]
-		switch typ {
-		case want, "none":
-			read.board, read.index = read.board || i == 0, read.index || i == 1
-		default:
-			add(key, "type", "is a %s, want a %s", typ, want)
-		}
-		if typ != "none" && ttl != -1 {
-			add(key, "ttl", "expires in %d ms; the contract allows no TTL", ttl)
-		}
-	}
+	found := violations{}
+	shapes[0].audit(k.board, "zset", found.add)
+	shapes[1].audit(k.quizzes, "hash", found.add)
+	read := courseReads{shapes: true, board: shapes[0].fits("zset"), index: shapes[1].fits("hash")}
 	shape := len(found)
-	_, err := c.consistent(ctx, read, func(snap courseSnapshot) ([]rueidis.Completed, error) {
+	_, err = c.consistent(ctx, read, func(snap courseSnapshot) ([]rueidis.Completed, error) {
 		found = found[:shape] // a snapshot read again starts over
-		c.audit(snap, read, add)
+		c.audit(snap, read, found.add)
 		return nil, nil
 	})
 	if err != nil {
@@ -73,13 +54,7 @@ func (c *Course) audit(snap courseSnapshot, read courseReads, add complain) {
 	k := c.keys
 	l := decodeIndex(k, snap.index, add)
 	for _, in := range l.instances {
-		key, s := k.Ledger(in.quiz.QuizID, in.quiz.Instance), snap.shapes[in.field]
-		if s.typ != "hash" && s.typ != "none" {
-			add(key, "type", "is a %s, want a hash", s.typ)
-		}
-		if s.typ != "none" && s.ttl != -1 {
-			add(key, "ttl", "expires in %d ms; the contract allows no TTL", s.ttl)
-		}
+		snap.shapes[in.field].audit(k.Ledger(in.quiz.QuizID, in.quiz.Instance), "hash", add)
 	}
 	l.decodeLedgers(k, snap.ledgers, add)
 	if !read.board {

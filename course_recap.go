@@ -15,22 +15,12 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// courseAttempts is how many times a course is read whole before the read
-// gives up because the course changed each time (ErrBusy).
-const courseAttempts = 3
-
 // courseSnapshot is a course read whole at one moment.
 type courseSnapshot struct {
 	index   map[string]string            // the quiz index's fields
 	ledgers map[string]map[string]string // by index field: each listed instance's ledger that is a hash or missing
 	shapes  map[string]keyShape          // by index field: each listed ledger's type and PTTL
 	board   []rueidis.ZScore             // in ZRANGE ... REV's order
-}
-
-// keyShape is a key's TYPE and PTTL.
-type keyShape struct {
-	typ string
-	ttl int64
 }
 
 // courseReads says which keys a snapshot reads (Audit skips a key of the
@@ -128,32 +118,23 @@ func (c *Course) watch(ctx context.Context, conn rueidis.DedicatedClient, keys .
 func (c *Course) readLedgers(ctx context.Context, conn rueidis.DedicatedClient, read courseReads, snap *courseSnapshot) error {
 	fields := slices.Sorted(maps.Keys(snap.index))
 	keys := make([]string, len(fields))
-	cmds := make([]rueidis.Completed, 0, 2*len(fields))
 	for i, f := range fields {
 		quizID, instance, _ := strings.Cut(f, wire.InstanceSeparator)
 		keys[i] = c.keys.Ledger(quizID, instance)
-		cmds = append(cmds, conn.B().Type().Key(keys[i]).Build(), conn.B().Pttl().Key(keys[i]).Build())
 	}
 	if err := c.watch(ctx, conn, keys...); err != nil {
 		return err
 	}
-	var res []rueidis.RedisResult
-	if read.shapes && len(cmds) > 0 {
-		res = send(ctx, conn, cmds...)
+	shapes := slices.Repeat([]keyShape{{typ: "hash", ttl: -1}}, len(keys))
+	if read.shapes && len(keys) > 0 {
+		var err error
+		if shapes, err = shapesOf(send(ctx, conn, shapeReads(conn.B(), keys)...), keys, c.about("", "")); err != nil {
+			return err
+		}
 	}
 	for i, f := range fields {
-		shape := keyShape{typ: "hash", ttl: -1}
-		if res != nil {
-			var err error
-			if shape.typ, err = res[2*i].ToString(); err != nil {
-				return c.fail(err, "", "", keys[i])
-			}
-			if shape.ttl, err = res[2*i+1].AsInt64(); err != nil {
-				return c.fail(err, "", "", keys[i])
-			}
-		}
-		snap.shapes[f] = shape
-		if shape.typ == "hash" || shape.typ == "none" {
+		snap.shapes[f] = shapes[i]
+		if shapes[i].fits("hash") {
 			var err error
 			if snap.ledgers[f], err = c.pager(conn, "").fields(ctx, keys[i], "*"); err != nil {
 				return err
@@ -164,7 +145,7 @@ func (c *Course) readLedgers(ctx context.Context, conn rueidis.DedicatedClient, 
 }
 
 // consistent is snapshot, read again while the course changed under it, up
-// to courseAttempts times in all, then ErrBusy: exact on a course being
+// to readAttempts times in all, then ErrBusy: exact on a course being
 // folded meanwhile, at the cost of reading again.
 func (c *Course) consistent(ctx context.Context, read courseReads, decide func(courseSnapshot) ([]rueidis.Completed, error)) ([]rueidis.RedisMessage, error) {
 	for attempt := 1; ; attempt++ {
@@ -174,7 +155,7 @@ func (c *Course) consistent(ctx context.Context, read courseReads, decide func(c
 			return nil, err
 		case !changed:
 			return replies, nil
-		case attempt == courseAttempts:
+		case attempt == readAttempts:
 			return nil, fmt.Errorf("%w: %s: the course changed each of the %d times it was read", ErrBusy, c.about("", ""), attempt)
 		}
 	}
@@ -193,15 +174,6 @@ type CourseRecap struct {
 	// whose Fold or Unfold stopped midway, which Quizzes does not list.
 	Entries []CourseEntry `json:"entries"`
 	TakenAt time.Time     `json:"taken_at"` // the caller's clock when the snapshot was taken
-}
-
-// CourseEntry is one entry of a course's ledger: the points one quiz
-// instance gave one participant.
-type CourseEntry struct {
-	QuizID      string `json:"quiz_id"`
-	Instance    string `json:"instance"`
-	Participant string `json:"participant"`
-	Points      int64  `json:"points"`
 }
 
 // Recap reads the course whole as one consistent snapshot: the board, the

@@ -77,7 +77,7 @@
 //	| read the whole course board | Course.Standings | ZRANGE | O(log N + M) |
 //	| read a page of the course board | Course.Page | ZRANGE, ZCOUNT | O(log N + M) |
 //	| read one's course neighbours | Course.Around | ZREVRANK, ZRANGE, ZCOUNT | O(log N + M) |
-//	| read one's course rank | Course.Standing | ZSCORE, ZREVRANK, ZCOUNT | O(log N) |
+//	| read one's course rank | Course.Standing | ZSCORE, ZREVRANK, ZCOUNT; standing.lua (HLEN, ZCARD, ZSCORE, ZREVRANK, ZCOUNT) | O(log N) |
 //	| count the course's participants | Course.Len | ZCARD | O(1) |
 //	| list the course's quizzes | Course.Quizzes | HSCAN | O(Q) |
 //	| rank teams in the course | Course.Teams | ZMSCORE | O(M) |

@@ -311,13 +311,16 @@ func corrupt(key, format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrCorrupt, key, fmt.Sprintf(format, args...))
 }
 
-// about is the subject of an error message: the quiz, and the participant
-// when there is one, each quoted and cut by quote.
-func about(quizID, participant string) string {
-	if participant == "" {
-		return "quiz " + quote(quizID)
+// about is the subject of an error message: the course, the quiz and the
+// participant, each that is not "", quoted and cut by quote.
+func about(courseID, quizID, participant string) string {
+	var parts []string
+	for _, p := range [...][2]string{{"course ", courseID}, {"quiz ", quizID}, {"participant ", participant}} {
+		if p[1] != "" {
+			parts = append(parts, p[0]+quote(p[1]))
+		}
 	}
-	return "quiz " + quote(quizID) + ", participant " + quote(participant)
+	return strings.Join(parts, ", ")
 }
 
 // quote is s as error messages show it: Go-quoted, cut to its first 64

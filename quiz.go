@@ -32,7 +32,7 @@ func (s *Store) quiz(quizID string) (quiz, error) {
 }
 
 // about is the subject of the quiz's error messages.
-func (q quiz) about(participant string) string { return about(q.keys.quizID, participant) }
+func (q quiz) about(participant string) string { return about("", q.keys.quizID, participant) }
 
 // fail maps err (from a command on key) to the library's error about the quiz
 // and participant.

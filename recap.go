@@ -57,10 +57,6 @@ type AnswerRecord struct {
 // by hand, with no answer counted yet).
 const NoInstance = "0-0"
 
-// recapAttempts is how many times Recap reads a big finished quiz in parts
-// before it gives up because the quiz kept changing.
-const recapAttempts = 3
-
 // Recap reads the quiz quizID whole, as one consistent snapshot: O(N). A quiz
 // of up to 10,000 board members, answers and log entries together (a class of
 // 250 answering 19 questions) is read in one atomic read-only script, so the
@@ -226,7 +222,7 @@ func scoreMap(board []rueidis.ZScore) map[string]float64 {
 // recapInParts reads a quiz too big for one recap script, on one dedicated
 // connection: WATCH of its keys, then the quiz in pages (readPages), then an
 // empty MULTI/EXEC, which fails if a watched key changed meanwhile. A
-// finished quiz that changed is read again, up to recapAttempts times, then
+// finished quiz that changed is read again, up to readAttempts times, then
 // refused with ErrBusy; a running quiz is returned as read.
 func (q quiz) recapInParts(ctx context.Context) (Recap, string, error) {
 	for attempt := 1; ; attempt++ {
@@ -245,7 +241,7 @@ func (q quiz) recapInParts(ctx context.Context) (Recap, string, error) {
 			return Recap{}, "", err
 		case !changed || r.Info.Status == StatusRunning:
 			return r, mark, nil
-		case attempt == recapAttempts:
+		case attempt == readAttempts:
 			return Recap{}, "", fmt.Errorf("%w: %s: the finished quiz changed each of the %d times it was read in parts",
 				ErrBusy, q.about(""), attempt)
 		}

@@ -135,6 +135,11 @@ func (q quiz) readLog(ctx context.Context, c rueidis.CommandClient, s *snapshot)
 	}
 }
 
+// readAttempts is how many times whole keys are read on a connection that
+// watches them (a big quiz read in parts, a course read whole) before the
+// read gives up because they changed each time (ErrBusy).
+const readAttempts = 3
+
 // pager reads whole keys in pages of a SCAN-family command on one
 // connection, COUNT pageSize each, so that no step holds the server long:
 // the one paged reader of a quiz's and a course's keys.

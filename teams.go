@@ -8,8 +8,6 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-
-	"github.com/redis/rueidis"
 )
 
 // Team is a named group of participants, as the caller's own records hold
@@ -43,7 +41,6 @@ type TeamStanding struct {
 const (
 	maxTeams       = 1000
 	maxTeamMembers = 10000
-	zmscoreMembers = 1000 // members of one ZMSCORE
 )
 
 // Teams ranks the teams by their members' scores on the board: the sum of
@@ -65,17 +62,7 @@ const (
 // that is not sound, or a team whose points add up past 2^63 - 1),
 // ErrForbidden.
 func (b *Board) Teams(ctx context.Context, teams []Team, by TeamScoring) ([]TeamStanding, error) {
-	subject := b.q.about("")
-	members, err := checkTeams(subject, teams, by)
-	if err != nil {
-		return nil, err
-	}
-	key := b.q.keys.board
-	res, err := b.q.read(ctx, zmscores(b.q.s.client, key, members)...)
-	if err != nil {
-		return nil, err
-	}
-	return rankTeams(subject, key, teams, members, res, by)
+	return b.ranked().teams(ctx, teams, by)
 }
 
 // Teams ranks the teams by their members' totals in the course, as
@@ -85,14 +72,25 @@ func (b *Board) Teams(ctx context.Context, teams []Team, by TeamScoring) ([]Team
 // ErrInvalidParticipant, ErrInvalidOption, as Board.Teams; then ErrCorrupt,
 // ErrForbidden.
 func (c *Course) Teams(ctx context.Context, teams []Team, by TeamScoring) ([]TeamStanding, error) {
-	subject := c.about("", "")
-	members, err := checkTeams(subject, teams, by)
+	return c.ranked().teams(ctx, teams, by)
+}
+
+// teams is Teams on the board r reads: the members' scores in one round
+// trip, then the teams ranked.
+func (r rankedBoard) teams(ctx context.Context, teams []Team, by TeamScoring) ([]TeamStanding, error) {
+	members, err := checkTeams(r.about(""), teams, by)
 	if err != nil {
 		return nil, err
 	}
-	key := c.keys.board
-	res := c.s.sendReads(ctx, zmscores(c.s.client, key, members)...)
-	return rankTeams(subject, key, teams, members, res, by)
+	res, err := r.read(ctx, zmscores(r.s.client, r.board, members)...)
+	if err != nil {
+		return nil, err
+	}
+	scores, err := r.scores(res, members)
+	if err != nil {
+		return nil, err
+	}
+	return rankTeams(r.board, teams, members, scores, by)
 }
 
 // checkTeams refuses what Teams refuses before any I/O and returns every
@@ -145,38 +143,14 @@ func checkTeams(subject string, teams []Team, by TeamScoring) ([]string, error) 
 	return members, nil
 }
 
-// zmscores reads the scores of members on key: ZMSCORE of up to 1,000
-// members a command.
-func zmscores(c rueidis.Client, key string, members []string) []rueidis.Cacheable {
-	cmds := make([]rueidis.Cacheable, 0, (len(members)+zmscoreMembers-1)/zmscoreMembers)
-	for part := range slices.Chunk(members, zmscoreMembers) {
-		cmds = append(cmds, c.B().Zmscore().Key(key).Member(part...).Cache())
-	}
-	return cmds
-}
-
-// rankTeams decodes the ZMSCORE replies of members (zmscores' commands) and
-// ranks the teams.
-func rankTeams(subject, key string, teams []Team, members []string, res []rueidis.RedisResult, by TeamScoring) ([]TeamStanding, error) {
-	scores := make(map[string]int64, len(members))
-	for i, r := range res {
-		values, err := r.ToArray()
-		if err != nil {
-			return nil, replyError(err, subject, key)
-		}
-		part := members[i*zmscoreMembers : min((i+1)*zmscoreMembers, len(members))]
-		if len(values) != len(part) {
-			return nil, fmt.Errorf("kuis: %s: ZMSCORE reply of %d scores, want %d", subject, len(values), len(part))
-		}
-		for j, v := range values {
-			f, err := v.AsFloat64()
-			switch {
-			case rueidis.IsRedisNil(err):
-				continue // no points: 0
-			case err != nil:
-				return nil, replyError(err, subject, key)
-			}
-			if scores[part[j]], err = decodeScore(key, part[j], f); err != nil {
+// rankTeams ranks the teams by the scores of their members (in roster
+// order, for the first that is not sound), read from key.
+func rankTeams(key string, teams []Team, members []string, read map[string]float64, by TeamScoring) ([]TeamStanding, error) {
+	scores := make(map[string]int64, len(read))
+	for _, m := range members {
+		if f, ok := read[m]; ok {
+			var err error
+			if scores[m], err = decodeScore(key, m, f); err != nil {
 				return nil, err
 			}
 		}

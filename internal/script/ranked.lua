@@ -2,12 +2,12 @@
 -- order, each with its board score, of one moment.
 -- KEYS[1] meta, KEYS[2] board, KEYS[3] order
 -- ARGV[1] start, ARGV[2] stop (positions of ZRANGE ... REV, -1 the end)
--- Reply: {1, {member, score, ...}}: the order set's positions start..stop,
--- each member with its score on the board, when the order set holds as many
--- members as the board; else {0, {member, score, ...}}: the same positions
--- of the board itself, in name order. Refusals: KUIS_NOTFOUND without meta,
--- KUIS_CORRUPT for a key of the wrong type or a member whose place in the
--- order set does not agree with its board score.
+-- Reply: {member, score, ...}: the order set's positions start..stop, each
+-- member with its score on the board, when the order set holds as many
+-- members as the board; else the same positions of the board itself, in name
+-- order. Refusals: KUIS_NOTFOUND without meta, KUIS_CORRUPT for a key of
+-- the wrong type or a member whose place in the order set does not agree
+-- with its board score.
 local g = gate()
 local err = g.found(KEYS[1])
 if err then
@@ -19,7 +19,7 @@ if err then
 end
 local out = redis.call('ZRANGE', ranked, ARGV[1], ARGV[2], 'REV', 'WITHSCORES')
 if ranked == KEYS[2] then
-  return {0, out}
+  return out
 end
 -- The board scores, ZMSCORE of at most 1,000 members at a time.
 for lo = 1, #out, 2000 do
@@ -36,4 +36,4 @@ for lo = 1, #out, 2000 do
     out[i + 1] = score
   end
 end
-return {1, out}
+return out

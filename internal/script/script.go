@@ -63,7 +63,8 @@ var (
 	RecordAnswer = newScript("record_answer.lua", recordAnswer, false)
 	// Recap reads meta, board (or order set), answers and log in one atomic step.
 	Recap = newScript("recap.lua", recap, true)
-	// Standing reads one participant's score, position and competition rank in one atomic step.
+	// Standing reads one participant's score, position and competition rank
+	// on a quiz's or a course's board in one atomic step.
 	Standing = newScript("standing.lua", standing, true)
 	// Ranked reads positions of the board in time order, with their board scores, in one atomic step.
 	Ranked = newScript("ranked.lua", ranked, true)
