@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -189,9 +190,19 @@ func TestStandingTop(t *testing.T) {
 		{math.MaxInt, math.MaxInt, 100, math.MaxInt64, true},
 		{math.MaxInt, math.MaxInt, 99, math.MaxInt64, false},
 		{math.MaxInt - 1, math.MaxInt - 1, 100, math.MaxInt64, true},
-		{1 << 60, 1 << 60, 1, math.MaxInt64, false}, // 2^60 x 100 is past int64
-		{1 << 56, 1 << 56, 1, math.MaxInt64, true},  // 2^56 x 100 < 2^63 - 1
-		{1 << 57, 1 << 57, 1, math.MaxInt64, false}, // 2^57 x 100 > 2^63 - 1
+	}
+	if strconv.IntSize == 64 { // ranks past int32: products past int64
+		two := int64(2)
+		tests = append(tests, []struct {
+			rank, comp int
+			percent    int
+			of         int64
+			want       bool
+		}{
+			{int(two << 59), int(two << 59), 1, math.MaxInt64, false}, // 2^60 x 100 is past int64
+			{int(two << 55), int(two << 55), 1, math.MaxInt64, true},  // 2^56 x 100 < 2^63 - 1
+			{int(two << 56), int(two << 56), 1, math.MaxInt64, false}, // 2^57 x 100 > 2^63 - 1
+		}...)
 	}
 	for _, tt := range tests {
 		s := kuis.Standing{Rank: tt.rank, CompetitionRank: tt.comp, Participant: "Ali", Score: 10}
