@@ -164,33 +164,11 @@ func mapName(s string) (string, bool) {
 // mapSpaces is RFC 8266's additional mapping: every space (Unicode's Zs)
 // becomes U+0020, those at either end go and a run of them inside becomes one.
 func mapSpaces(s string) string {
-	mapped := false
-	prev := ' ' // so that a space at the start is mapped
-	for _, r := range s {
-		if r == ' ' && prev == ' ' || r >= utf8.RuneSelf && unicode.Is(unicode.Zs, r) {
-			mapped = true
-			break
-		}
-		prev = r
-	}
-	if !mapped && prev != ' ' {
+	if !strings.HasPrefix(s, " ") && !strings.HasSuffix(s, " ") && !strings.Contains(s, "  ") &&
+		strings.IndexFunc(s, func(r rune) bool { return r >= utf8.RuneSelf && unicode.Is(unicode.Zs, r) }) < 0 {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	space := false
-	for _, r := range s {
-		if unicode.Is(unicode.Zs, r) {
-			space = b.Len() > 0
-			continue
-		}
-		if space {
-			b.WriteByte(' ')
-			space = false
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.Is(unicode.Zs, r) }), " ")
 }
 
 // Characters the rule treats apart from the profile.
@@ -223,29 +201,17 @@ func isSkinTone(r rune) bool { return '\U0001F3FB' <= r && r <= '\U0001F3FF' }
 
 // dropIdleSelectors drops each U+FE0F that changes nothing.
 func dropIdleSelectors(s string) string {
-	idle := false
-	prev := rune(0)
-	for _, r := range s {
-		if r == vs16 && idleBefore(prev) {
-			idle = true
-			break
-		}
-		prev = r
-	}
-	if !idle {
+	if !strings.ContainsRune(s, vs16) {
 		return s
 	}
-	var b strings.Builder
-	b.Grow(len(s))
-	prev = 0
-	for _, r := range s {
+	prev := rune(0)
+	return strings.Map(func(r rune) rune {
 		if r == vs16 && idleBefore(prev) {
-			continue // prev stays: a second U+FE0F is idle too
+			return -1 // prev stays: a second U+FE0F is idle too
 		}
-		b.WriteRune(r)
 		prev = r
-	}
-	return b.String()
+		return r
+	}, s)
 }
 
 // The words of the flaws that name a character found in two places: a
