@@ -8,6 +8,7 @@ package name
 
 import (
 	"fmt"
+	"iter"
 	"slices"
 	"sort"
 	"strconv"
@@ -304,15 +305,7 @@ var nickname = precis.Nickname.Allowed()
 // class of each character decides, and the profile's own run, which
 // allocates, is left to the names that need it.
 func profileAccepts(s string, parts [][2]int) bool {
-	rest := parts
-	for i := 0; i < len(s); {
-		if len(rest) > 0 && i == rest[0][0] {
-			i = rest[0][1]
-			rest = rest[1:]
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
+	for _, r := range outside(s, parts) {
 		if ' ' <= r && r <= '~' {
 			continue // the profile allows printable ASCII
 		}
@@ -343,6 +336,25 @@ func profiled(s string, parts [][2]int) string {
 	return b.String()
 }
 
+// outside yields each rune of s outside the spans of parts, and its byte
+// offset in s.
+func outside(s string, parts [][2]int) iter.Seq2[int, rune] {
+	return func(yield func(int, rune) bool) {
+		rest := parts
+		for i := 0; i < len(s); {
+			if len(rest) > 0 && i == rest[0][0] {
+				i, rest = rest[0][1], rest[1:]
+				continue
+			}
+			r, size := utf8.DecodeRuneInString(s[i:])
+			if !yield(i, r) {
+				return
+			}
+			i += size
+		}
+	}
+}
+
 // shown reports whether r is a letter, digit or symbol other than a blank one.
 func shown(r rune) bool {
 	if r < utf8.RuneSelf {
@@ -355,18 +367,10 @@ func shown(r rune) bool {
 // placeholder in place of each span of parts.
 func refusal(s string, parts [][2]int) flaw {
 	for pass := range 2 {
-		rest := parts
-		for i := 0; i < len(s); {
-			if len(rest) > 0 && i == rest[0][0] {
-				i = rest[0][1]
-				rest = rest[1:]
-				continue
-			}
-			r, size := utf8.DecodeRuneInString(s[i:])
+		for i, r := range outside(s, parts) {
 			if words := refused(r, pass); words != "" {
 				return flaw{words: words, at: []int{i}}
 			}
-			i += size
 		}
 	}
 	return flaw{words: "is refused by the PRECIS Nickname profile (RFC 8266)"}
