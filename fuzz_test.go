@@ -20,15 +20,12 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis/internal/redistest"
 	"github.com/kuisboard/kuis/internal/wire"
 	"github.com/redis/rueidis"
-	"golang.org/x/text/secure/precis"
-	"golang.org/x/text/unicode/norm"
 )
 
 // sentinels are all the library's sentinel errors.
@@ -116,25 +113,18 @@ func FuzzQuizKeys(f *testing.F) {
 }
 
 // FuzzParticipant: a name and question are accepted exactly when the name
-// is what CleanParticipant returns for it and the question is at least 1.
-// Cleaning is idempotent: a name CleanParticipant returns is clean and holds
-// what its godoc promises (documentedName); the fast path for plain ASCII
-// names agrees with the full rule; the mapping is the Nickname profile's
-// wherever the profile accepts the name, and the rule's shortcut past the
-// profile's own run agrees with that run. An accepted pair is recorded by
-// record_answer.lua, which builds the answers member "<question>:<name>",
-// and Audit parses that member back in Go: the quiz passes Audit (the name
-// and count came back intact), the board holds the name byte for byte, and
-// a question above jumlah_soal is refused by the server with
-// ErrInvalidQuestion, writing nothing.
+// is what CleanParticipant returns for it and the question is at least 1; a
+// refusal is one sentinel in one line (internal/name's FuzzClean fuzzes the
+// rule itself). An accepted pair is recorded by record_answer.lua, which
+// builds the answers member "<question>:<name>", and Audit parses that
+// member back in Go: the quiz passes Audit (the name and count came back
+// intact), the board holds the name byte for byte, and a question above
+// jumlah_soal is refused by the server with ErrInvalidQuestion, writing
+// nothing.
 func FuzzParticipant(f *testing.F) {
 	f.Add("Ali", 1)
 	f.Add("12:34", 12)
-	for _, name := range []string{"Ａｌｉ", "Ali  Baba", "Ali\u00a0Baba", "\u0410li", "\u3164", "\u115f", "\u1160", "\uffa0",
-		"\u2800", "Ali\u034f", "Ali\u180e", "Ali\u2061", "Ali\u206a", "Ali\ufe0f", "Ali\U000e0020", "Ali\U0001bca0",
-		"Ali\U0001d173", "Ali\ufff9", "Ali\u17b4", "Ali\u200d", "👨\u200d👩\u200d👧", "👩🏽\u200d🎓", "🏳\ufe0f\u200d🌈",
-		"🇮🇩", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0645", "अक्\u200dषय", "山田 はなこ", "金민준", "😀\ufe0f", "1\ufe0f\u20e3",
-		strings.Repeat("🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f\u00a0", 3) + "x"} {
+	for _, name := range []string{"Ａｌｉ", "Ali  Baba", "\u0410li", "\u3164", "Ali\u200d", "👨\u200d👩\u200d👧", "😀\ufe0f", "1\ufe0f\u20e3"} {
 		f.Add(name, 1)
 	}
 	_, client := redistest.Miniredis(f)
@@ -155,27 +145,6 @@ func FuzzParticipant(f *testing.F) {
 				t.Fatalf("CleanParticipant(%+q) = %v; want ErrInvalidParticipant alone", name, cleanErr)
 			}
 			oneLine(t, cleanErr.Error(), maxErrLen)
-		} else {
-			if again, err := CleanParticipant(clean); err != nil || again != clean {
-				t.Fatalf("CleanParticipant(%+q) = %+q, %v; want the clean name itself", clean, again, err)
-			}
-			if problem := nameProblem(clean); problem != "" || !documentedName(clean) {
-				t.Fatalf("clean name %+q: nameProblem %q, documentedName %v", clean, problem, documentedName(clean))
-			}
-		}
-		if ascii := strings.IndexFunc(name, func(r rune) bool { return r >= utf8.RuneSelf }) < 0; ascii && plainName(name) != nameOK {
-			t.Fatalf("plainName(%q) = %v; the full rule says %v", name, plainName(name), nameOK)
-		}
-		if out, err := precis.Nickname.String(name); err == nil {
-			if mapped, ok := mapName(strings.TrimFunc(name, unicode.IsSpace)); !ok || mapped != out {
-				t.Fatalf("mapName(%+q) = %+q, %v; the Nickname profile maps it to %+q", name, mapped, ok, out)
-			}
-		}
-		if mapped, ok := mapName(name); ok && mapped != "" && utf8.ValidString(mapped) {
-			out, err := precis.Nickname.String(mapped)
-			if want := err == nil && out == mapped; profileAccepts(mapped, nil) != want {
-				t.Fatalf("profileAccepts(%+q) = %v; the Nickname profile says %v (%+q, %v)", mapped, !want, want, out, err)
-			}
 		}
 		err := b.q.checkAnswer(name, question)
 		switch got := matched(err); {
@@ -504,38 +473,4 @@ func TestReplyErrorNetworkTimeoutIsDeadlineExceeded(t *testing.T) {
 	if got := replyError(errors.New("connection reset"), "quiz", ""); errors.Is(got, context.DeadlineExceeded) {
 		t.Errorf("replyError(connection reset) = %v wraps context.DeadlineExceeded", got)
 	}
-}
-
-// documentedName holds for every name CleanParticipant returns, as its godoc
-// words the rule (all but the scripts of its letters and the context rules
-// of the few characters that have them): valid UTF-8 in NFKC, 1 to 64
-// characters, U+0020 its only space and never at either end or twice in a
-// row, no character of the categories the profile refuses (control, format
-// but the joiners inside and the tags of the three subdivision flags,
-// separators, private use, unassigned), no variation selector but U+FE0F,
-// which follows an emoji or a keycap's base, no blank symbol, and a letter,
-// digit or symbol.
-func documentedName(name string) bool {
-	if !utf8.ValidString(name) || !norm.NFKC.IsNormalString(name) {
-		return false
-	}
-	runes := []rune(name)
-	if len(runes) < 1 || len(runes) > 64 || runes[0] == ' ' || runes[len(runes)-1] == ' ' || strings.Contains(name, "  ") ||
-		slices.Contains([]rune{0x200C, 0x200D}, runes[0]) || slices.Contains([]rune{0x200C, 0x200D}, runes[len(runes)-1]) {
-		return false
-	}
-	shows := false
-	for i, r := range runes {
-		switch {
-		case r == 0x200C, r == 0x200D, r == 0xFE0F && i > 0:
-		case 0xE0020 <= r && r <= 0xE007F && slices.Contains(runes[:i], 0x1F3F4):
-		case r == 0x2800, r == 0x1D159, r != ' ' && unicode.Is(unicode.Zs, r), unicode.Is(unicode.Variation_Selector, r),
-			unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp, unicode.Co, unicode.Cs),
-			!unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Zs):
-			return false
-		case unicode.In(r, unicode.L, unicode.N, unicode.S):
-			shows = true
-		}
-	}
-	return shows
 }

@@ -157,9 +157,8 @@ func quizIDFromMeta(key string, o options) (string, bool) {
 
 // Limits on what callers may write. Each is checked before any I/O.
 const (
-	maxIDLen     = 64  // quiz IDs and namespaces (bytes): keys stay short
-	maxNameRunes = 64  // participant names (characters)
-	maxTitleLen  = 200 // judul (bytes)
+	maxIDLen    = 64  // quiz IDs and namespaces (bytes): keys stay short
+	maxTitleLen = 200 // judul (bytes)
 )
 
 // validID reports whether s may be a quiz ID or a namespace: 1 to 64 bytes of

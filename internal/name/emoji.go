@@ -1,4 +1,4 @@
-package kuis
+package name
 
 import "unicode"
 
