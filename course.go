@@ -99,7 +99,7 @@ func (c *Course) conflict(quizID, instance string, reason ConflictReason, partic
 // a read-only script: no WAIT follows it.
 func (c *Course) check(ctx context.Context, op, quizID, instance string) error {
 	keys := []string{c.keys.board, c.keys.quizzes, c.keys.Ledger(cmp.Or(quizID, "-"), cmp.Or(instance, NoInstance))}
-	return c.fail(run(ctx, c.s, script.CourseCheck, keys, []string{op}).Error(), quizID, instance, c.keys.quizzes)
+	return c.fail(c.s.run(ctx, script.CourseCheck, keys, []string{op}).Error(), quizID, instance, c.keys.quizzes)
 }
 
 // wasScore is a board score as a Correction's Was: whole numbers as they

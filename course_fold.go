@@ -114,7 +114,7 @@ func (c *Course) Fold(ctx context.Context, r Recap) (Fold, error) {
 		for _, p := range part {
 			args = append(args, p.participant, p.points)
 		}
-		nums, err := c.numbers(runScriptWrote(ctx, c.s, script.Course, foldWrote, rueidis.LuaExec{Keys: keys, Args: args})[0], f, 4)
+		nums, err := c.numbers(c.s.runScriptWrote(ctx, script.Course, foldWrote, rueidis.LuaExec{Keys: keys, Args: args})[0], f, 4)
 		if err != nil {
 			return out, err
 		}
@@ -436,7 +436,7 @@ func (c *Course) unfold(ctx context.Context, quizID, instance string) ([]Correct
 			first = "1"
 		}
 		args := append([]string{"unfold", field, c.keys.ledgers, first}, part...)
-		flat, err := runScriptWrote(ctx, c.s, script.Course, unfoldWrote, rueidis.LuaExec{Keys: keys, Args: args})[0].AsStrSlice()
+		flat, err := c.s.runScriptWrote(ctx, script.Course, unfoldWrote, rueidis.LuaExec{Keys: keys, Args: args})[0].AsStrSlice()
 		if err != nil {
 			return out, c.fail(err, quizID, instance, ledger)
 		}

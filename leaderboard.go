@@ -154,7 +154,7 @@ func (b *Board) scriptStanding(ctx context.Context, participant string) (Standin
 	if b.q.s.opts.ties == TiesByTime {
 		mode = "time"
 	}
-	reply, err := run(ctx, b.q.s, script.Standing, []string{k.meta, k.board, k.order}, []string{participant, mode}).ToArray()
+	reply, err := b.q.s.run(ctx, script.Standing, []string{k.meta, k.board, k.order}, []string{participant, mode}).ToArray()
 	if err != nil {
 		return Standing{}, b.memberError(err, participant)
 	}

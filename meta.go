@@ -61,7 +61,7 @@ func (m *Meta) Create(ctx context.Context, title string, questions int, opts ...
 	if o.inCourse {
 		args = append(args, wire.FieldCourse, o.course)
 	}
-	err := run(ctx, m.q.s, script.Create, m.q.keys.quizKeys(), args).Error()
+	err := m.q.s.run(ctx, script.Create, m.q.keys.quizKeys(), args).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
 }
 
@@ -113,7 +113,7 @@ func (m *Meta) read(ctx context.Context, need metaNeeds) (Info, error) {
 // the quiz was finished on the primary.
 func (m *Meta) Finish(ctx context.Context) error {
 	k := m.q.keys
-	err := run(ctx, m.q.s, script.Finish, []string{k.meta, k.log, k.answers}, nil).Error()
+	err := m.q.s.run(ctx, script.Finish, []string{k.meta, k.log, k.answers}, nil).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
 }
 

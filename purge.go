@@ -124,7 +124,7 @@ func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(conte
 	if err := archive(ctx, recap); err != nil {
 		return 0, fmt.Errorf("kuis: %s: archive failed, nothing deleted: %w", q.about(""), err)
 	}
-	n, err := run(ctx, q.s, script.PurgeQuiz, q.keys.withRepair(), []string{mark}).AsInt64()
+	n, err := q.s.run(ctx, script.PurgeQuiz, q.keys.withRepair(), []string{mark}).AsInt64()
 	if err != nil {
 		return 0, q.fail(err, "", q.keys.meta)
 	}

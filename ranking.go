@@ -106,7 +106,7 @@ func (b *Board) ranged(ctx context.Context, from, stop int64) (ranking, []rueidi
 		}
 	}
 	if q.s.opts.ties == TiesByTime {
-		reply, err := run(ctx, q.s, script.Ranked, []string{k.meta, k.board, k.order}, []string{start, end}).ToArray()
+		reply, err := q.s.run(ctx, script.Ranked, []string{k.meta, k.board, k.order}, []string{start, end}).ToArray()
 		if err != nil {
 			return ranking{}, nil, q.fail(err, "", k.order)
 		}
