@@ -46,11 +46,10 @@ type Course struct {
 // ID rule: 1 to 64 bytes of ASCII letters, digits, '-', '_' or '.'
 // (ErrInvalidCourseID otherwise). It does no I/O.
 func (s *Store) Course(courseID string) (*Course, error) {
-	if !validID(courseID) {
-		return nil, fmt.Errorf("%w: %s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
-			ErrInvalidCourseID, quote(courseID), maxIDLen)
+	if err := checkID(ErrInvalidCourseID, "", courseID); err != nil {
+		return nil, err
 	}
-	return &Course{s: s, keys: courseKeyNames(s.opts, courseID)}, nil
+	return &Course{s: s, keys: courseKeyNames(s.opts.naming, courseID)}, nil
 }
 
 // Keys returns the course's key names. It does no I/O.

@@ -133,9 +133,8 @@ func (c *Course) Fold(ctx context.Context, r Recap) (Fold, error) {
 
 // foldable checks a recap before any I/O and returns what its fold writes.
 func (c *Course) foldable(r Recap) (foldRecap, error) {
-	if !validID(r.QuizID) {
-		return foldRecap{}, fmt.Errorf("%w: %s: the recap's quiz ID %s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
-			ErrInvalidQuizID, c.about("", ""), quote(r.QuizID), maxIDLen)
+	if err := checkID(ErrInvalidQuizID, c.about("", "")+": the recap's quiz ID", r.QuizID); err != nil {
+		return foldRecap{}, err
 	}
 	if r.Info.Status != StatusFinished {
 		return foldRecap{}, fmt.Errorf("%w: %s: finish the quiz and take its recap again before folding it",
@@ -404,11 +403,7 @@ func (c *Course) UnfoldInstance(ctx context.Context, quizID, instance string) ([
 }
 
 func (c *Course) checkQuizID(quizID string) error {
-	if !validID(quizID) {
-		return fmt.Errorf("%w: %s: %s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
-			ErrInvalidQuizID, c.about("", ""), quote(quizID), maxIDLen)
-	}
-	return nil
+	return checkID(ErrInvalidQuizID, c.about("", ""), quizID)
 }
 
 // unfold is UnfoldInstance after its checks.

@@ -183,9 +183,8 @@ func (q quiz) checkMeta(title string, questions int, o createOptions) error {
 	if questions < 1 || questions > wire.MaxQuestions {
 		return fmt.Errorf("%w: %s: %d questions (want 1 to %d)", ErrInvalidMeta, q.about(""), questions, wire.MaxQuestions)
 	}
-	if o.inCourse && !validID(o.course) {
-		return fmt.Errorf("%w: %s: InCourse(%s) (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
-			ErrInvalidCourseID, q.about(""), quote(o.course), maxIDLen)
+	if o.inCourse {
+		return checkID(ErrInvalidCourseID, q.about("")+": InCourse", o.course)
 	}
 	return nil
 }

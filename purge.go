@@ -66,7 +66,7 @@ func (s *Store) Quizzes(ctx context.Context) ([]string, error) {
 	seen := map[string]bool{}
 	err := s.scanner().Scan(ctx, pattern, func(keys []string) error {
 		for _, k := range keys {
-			if id, ok := quizIDFromMeta(k, o); ok {
+			if id, ok := quizIDFromMeta(k, o.naming); ok {
 				seen[id] = true
 			}
 		}

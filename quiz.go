@@ -19,7 +19,7 @@ type quiz struct {
 // quiz validates quizID (ErrInvalidQuizID) and returns the quiz. It does no
 // I/O.
 func (s *Store) quiz(quizID string) (quiz, error) {
-	k, err := keysFor(quizID, s.opts)
+	k, err := keysFor(quizID, s.opts.naming)
 	if err != nil {
 		return quiz{}, err
 	}

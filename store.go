@@ -124,7 +124,7 @@ func clusterNode(client rueidis.Client) bool {
 // otherwise), so that no key holds a glob, hash-tag or separator character the
 // library did not put there.
 func (s *Store) Keys(quizID string) (Keys, error) {
-	return keysFor(quizID, s.opts)
+	return keysFor(quizID, s.opts.naming)
 }
 
 // Board returns the quiz application's handle on quiz quizID: it records
