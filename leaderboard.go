@@ -57,6 +57,17 @@ type Board struct {
 	q quiz
 }
 
+// Board returns the quiz application's handle on quiz quizID: it records
+// answers and reads the board, and never writes meta. It does no I/O.
+// Error: ErrInvalidQuizID.
+func (s *Store) Board(quizID string) (*Board, error) {
+	q, err := s.quiz(quizID)
+	if err != nil {
+		return nil, err
+	}
+	return &Board{q: q}, nil
+}
+
 // Bounds of the paged reads.
 const (
 	maxPageLimit = 1000

@@ -38,6 +38,17 @@ type Meta struct {
 	q quiz
 }
 
+// Meta returns the teacher's handle on quiz quizID: it creates, reads and
+// finishes the meta hash and never touches scores. It does no I/O.
+// Error: ErrInvalidQuizID.
+func (s *Store) Meta(quizID string) (*Meta, error) {
+	q, err := s.quiz(quizID)
+	if err != nil {
+		return nil, err
+	}
+	return &Meta{q: q}, nil
+}
+
 // Create writes a new quiz's meta, judul, jumlah_soal and status=berjalan,
 // and what opts add (kursus, with InCourse), in one atomic step, O(1),
 // unless any key of the quiz already exists, of any type: nothing is ever

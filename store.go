@@ -127,28 +127,6 @@ func (s *Store) Keys(quizID string) (Keys, error) {
 	return keysFor(quizID, s.opts.naming)
 }
 
-// Board returns the quiz application's handle on quiz quizID: it records
-// answers and reads the board, and never writes meta. It does no I/O.
-// Error: ErrInvalidQuizID.
-func (s *Store) Board(quizID string) (*Board, error) {
-	q, err := s.quiz(quizID)
-	if err != nil {
-		return nil, err
-	}
-	return &Board{q: q}, nil
-}
-
-// Meta returns the teacher's handle on quiz quizID: it creates, reads and
-// finishes the meta hash and never touches scores. It does no I/O.
-// Error: ErrInvalidQuizID.
-func (s *Store) Meta(quizID string) (*Meta, error) {
-	q, err := s.quiz(quizID)
-	if err != nil {
-		return nil, err
-	}
-	return &Meta{q: q}, nil
-}
-
 // replicaCheck bounds New's check of the replicas.
 const replicaCheck = 10 * time.Second
 
