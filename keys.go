@@ -40,21 +40,26 @@ func keysFor(quizID string, n naming) (Keys, error) {
 // keyNames is the one place key names are spelled. Callers pass a validated
 // quiz ID, or a placeholder for documentation (ContractTable).
 func keyNames(n naming, quizID string) Keys {
-	id := quizID
-	if n.hashTag {
-		id = "{" + quizID + "}"
-	}
 	return Keys{
 		quizID:  quizID,
-		board:   n.namespace + ":papan:" + id,
-		meta:    n.namespace + ":meta:" + id,
-		answers: n.namespace + ":jawaban:" + id,
-		log:     n.namespace + ":catatan:" + id,
-		order:   n.namespace + ":urutan:" + id,
+		board:   n.key("papan", quizID),
+		meta:    n.key("meta", quizID),
+		answers: n.key("jawaban", quizID),
+		log:     n.key("catatan", quizID),
+		order:   n.key("urutan", quizID),
 
-		repairBoard: n.namespace + ":papan-baru:" + id,
-		repairOrder: n.namespace + ":urutan-baru:" + id,
+		repairBoard: n.key("papan-baru", quizID),
+		repairOrder: n.key("urutan-baru", quizID),
 	}
+}
+
+// key is the name of an object's key for id: <namespace>:<object>:<id>, the
+// ID braced with WithHashTag.
+func (n naming) key(object, id string) string {
+	if n.hashTag {
+		id = "{" + id + "}"
+	}
+	return n.namespace + ":" + object + ":" + id
 }
 
 // QuizID is the quiz identity the keys were built from, without braces.
@@ -111,15 +116,11 @@ type CourseKeys struct {
 // a validated course ID (the quiz ID rule), or a placeholder (ContractTable,
 // ACLRules).
 func courseKeyNames(n naming, courseID string) CourseKeys {
-	id := courseID
-	if n.hashTag {
-		id = "{" + courseID + "}"
-	}
 	return CourseKeys{
 		courseID: courseID,
-		board:    n.namespace + ":kursus:" + id,
-		quizzes:  n.namespace + ":kursus-kuis:" + id,
-		ledgers:  n.namespace + ":kursus-rincian:" + id + ":",
+		board:    n.key("kursus", courseID),
+		quizzes:  n.key("kursus-kuis", courseID),
+		ledgers:  n.key("kursus-rincian", courseID) + ":",
 	}
 }
 
