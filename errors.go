@@ -333,6 +333,12 @@ func unreachable(err error) bool {
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
 }
 
+// archiveFailed is the error of a purge whose archive function failed with
+// err: nothing was deleted.
+func archiveFailed(subject string, err error) error {
+	return fmt.Errorf("kuis: %s: archive failed, nothing deleted: %w", subject, err)
+}
+
 // corrupt reports data that breaks the contract, naming the key and the detail.
 func corrupt(key, format string, args ...any) error {
 	return fmt.Errorf("%w: %s: %s", ErrCorrupt, key, fmt.Sprintf(format, args...))

@@ -122,7 +122,7 @@ func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(conte
 		return 0, fmt.Errorf("%w: %s: finish it before purging", ErrQuizRunning, q.about(""))
 	}
 	if err := archive(ctx, recap); err != nil {
-		return 0, fmt.Errorf("kuis: %s: archive failed, nothing deleted: %w", q.about(""), err)
+		return 0, archiveFailed(q.about(""), err)
 	}
 	n, err := q.s.run(ctx, script.PurgeQuiz, q.keys.withRepair(), []string{mark}).AsInt64()
 	if err != nil {

@@ -54,7 +54,7 @@ func (q quiz) errRecreated() error {
 // ctxError prefers ctx's own error to err when ctx ended during a read.
 func (q quiz) ctxError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("kuis: %s: %w", q.about(""), ctx.Err())
+		return q.fail(ctx.Err(), "", "")
 	}
 	return err
 }
