@@ -169,10 +169,7 @@ func (b *backoff) more() bool { return b.spent < time.Second }
 
 // wait pauses, or reports false when ctx ends first.
 func (b *backoff) wait(ctx context.Context) bool {
-	b.pause = min(2*b.pause, 100*time.Millisecond)
-	if b.pause == 0 {
-		b.pause = time.Millisecond
-	}
+	b.pause = min(max(2*b.pause, time.Millisecond), 100*time.Millisecond)
 	t := time.NewTimer(b.pause)
 	defer t.Stop()
 	select {
@@ -230,58 +227,40 @@ func (s *sender) runScriptWrote(ctx context.Context, sc script.Script, wrote fun
 	return res
 }
 
-// runs sends the runs todo of sc, pipelined, and sets their results in res.
-// It sends EVALSHA, and EVAL for the runs the server answered NOSCRIPT (its
-// script cache was flushed or restarted); the runs redirected says did not
-// run are sent again after a pause (backoff). Runs sent again run after the
-// others.
+// runs sends the runs todo of sc, pipelined, in rounds, and sets their
+// results in res. It sends EVALSHA, and EVAL for the runs the server
+// answered NOSCRIPT (its script cache was flushed or restarted); the runs
+// redirected says did not run are sent again after a pause. Runs sent again
+// run after the others.
 //
-// With wait (WithReplicas, a script that writes, runs of one slot), the
-// runs go on one connection of the client's Dedicated (a MOVED's node's
-// after one), then WAIT on the same connection if any of them wrote
-// (succeeded, and wrote says so when given), and a run that wrote and that
-// fewer than the replicas asked acknowledged answers a *notReplicated error
-// holding its result. A call whose ctx ends before rueidis hands the
-// connection over sends nothing. Why the runs and their WAIT go on one
-// dedicated connection: WithReplicas' godoc.
+// With wait (WithReplicas, a script that writes, runs of one slot), each
+// round goes on a dedicated connection, then WAIT on the same connection if
+// any of its runs wrote (succeeded, and wrote says so when given), and a run
+// that wrote and that fewer than the replicas asked acknowledged answers a
+// *notReplicated error holding its result. A call whose ctx ends before
+// rueidis hands the connection over sends nothing. Why the runs and their
+// WAIT go on one dedicated connection: WithReplicas' godoc.
 func (s *sender) runs(ctx context.Context, sc script.Script, wait bool, wrote func(rueidis.RedisMessage) bool, execs []rueidis.LuaExec, todo []int, res []rueidis.RedisResult) {
 	didWrite := func(r rueidis.RedisResult) bool {
 		m, err := r.ToMessage()
 		return err == nil && (wrote == nil || wrote(m))
 	}
 	bySource := make([]bool, len(execs))
-	node := rueidis.Client(s.client)
-	var b backoff
-	for {
-		var out []rueidis.RedisResult
+	ran := s.rounds(ctx, wait, func(c rueidis.CommandClient, more bool) (next round) {
+		cmds := make([]rueidis.Completed, len(todo))
+		for j, i := range todo {
+			if bySource[i] {
+				cmds[j] = sc.BySource(c.B(), execs[i].Keys, execs[i].Args)
+			} else {
+				cmds[j] = sc.BySHA(c.B(), execs[i].Keys, execs[i].Args)
+			}
+		}
+		out := send(ctx, c, cmds...)
 		var acked rueidis.RedisResult
-		round := func(c rueidis.CommandClient) {
-			cmds := make([]rueidis.Completed, len(todo))
-			for j, i := range todo {
-				if bySource[i] {
-					cmds[j] = sc.BySource(c.B(), execs[i].Keys, execs[i].Args)
-				} else {
-					cmds[j] = sc.BySHA(c.B(), execs[i].Keys, execs[i].Args)
-				}
-			}
-			out = send(ctx, c, cmds...)
+		if wait && slices.ContainsFunc(out, didWrite) {
+			acked = c.Do(ctx, s.waitCmd(c))
 		}
-		if !wait {
-			round(s.client)
-		} else if !dedicated(ctx, node, func(c rueidis.DedicatedClient) {
-			round(c)
-			if slices.ContainsFunc(out, didWrite) {
-				acked = c.Do(ctx, s.waitCmd(c))
-			}
-		}) {
-			for _, i := range todo {
-				res[i] = rueidis.NewErrorResult(fmt.Errorf("%w: %w", batch.ErrNotSent, ctx.Err()))
-			}
-			return
-		}
-		node = s.client
-		var next []int
-		pause := false
+		var again []int
 		for j, r := range out {
 			i := todo[j]
 			res[i] = r
@@ -290,24 +269,57 @@ func (s *sender) runs(ctx context.Context, sc script.Script, wait bool, wrote fu
 			}
 			if re, ok := rueidis.IsRedisErr(r.Error()); ok && re.IsNoScript() && !bySource[i] {
 				bySource[i] = true
-				next = append(next, i)
-				continue
-			}
-			addr, again := redirected(ctx, r.Error(), wait)
-			if !again || !b.more() {
-				continue
-			}
-			next, pause = append(next, i), true
-			if addr != "" {
-				if n, ok := s.client.Nodes()[addr]; ok {
-					node = n
-				}
+				again = append(again, i)
+			} else if addr, ok := redirected(ctx, r.Error(), wait); ok && more {
+				again = append(again, i)
+				next.pause, next.addr = true, cmp.Or(next.addr, addr)
 			}
 		}
-		if len(next) == 0 || pause && !b.wait(ctx) {
-			return
+		todo, next.again = again, again != nil
+		return next
+	})
+	if !ran {
+		for _, i := range todo {
+			res[i] = rueidis.NewErrorResult(fmt.Errorf("%w: %w", batch.ErrNotSent, ctx.Err()))
 		}
-		todo = next
+	}
+}
+
+// round is what a call of rounds' function asks for: to be called again
+// (after a pause, or at once), and on the node a MOVED named.
+type round struct {
+	again, pause bool
+	addr         string
+}
+
+// rounds is the one place that sends again what a redirect or an
+// unreachable node stopped (redirected reads which). It calls fn on the
+// client, or with onDedicated on a connection of a Dedicated, held by the
+// call alone (dedicated: ctx bounds the wait for it): the client's (the node
+// serving the slot of fn's first command), or the node a MOVED named in the
+// round before. It calls fn again while fn asks, after a pause (backoff)
+// when it asks for one; more tells fn whether the backoff allows one. It
+// reports false, at once, when ctx ended before a dedicated connection was
+// handed over: then fn did not run.
+func (s *sender) rounds(ctx context.Context, onDedicated bool, fn func(c rueidis.CommandClient, more bool) round) bool {
+	node := rueidis.Client(s.client)
+	var b backoff
+	for {
+		var next round
+		if !onDedicated {
+			next = fn(s.client, b.more())
+		} else if !dedicated(ctx, node, func(c rueidis.DedicatedClient) { next = fn(c, b.more()) }) {
+			return false
+		}
+		node = s.client
+		if next.addr != "" {
+			if n, ok := s.client.Nodes()[next.addr]; ok {
+				node = n
+			}
+		}
+		if !next.again || next.pause && !b.wait(ctx) {
+			return true
+		}
 	}
 }
 
