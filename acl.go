@@ -106,7 +106,7 @@ func ACLRules(role Role, opts ...Option) []string {
 	if err != nil {
 		return nil
 	}
-	plain := options{namespace: o.namespace}
+	plain := naming{namespace: o.namespace}
 	k, c := keyNames(plain, "*"), courseKeyNames(plain, "*") // "*" matches a braced ID too
 	// The keys the role's operations write, and those they only read.
 	var writes, reads []string

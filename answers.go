@@ -174,7 +174,7 @@ func (b *Board) sendAnswers(ctx context.Context, answers []AnswerInput, sent []i
 		b.q.s.counts.ran(len(chunk))
 	}
 	var callErr error
-	for c, res := range runScriptWrote(ctx, b.q.s, script.RecordAnswer, recordWrote, execs...) {
+	for c, res := range b.q.s.runScriptWrote(ctx, script.RecordAnswer, recordWrote, execs...) {
 		chunk := sent[c*maxChunk : min((c+1)*maxChunk, len(sent))]
 		replies, err := b.q.s.recordReplies(res, len(chunk))
 		for j, i := range chunk {
@@ -221,7 +221,7 @@ type recorder = batch.Batcher[uint16, recordItem, recordReply]
 // runRecord runs one run of the record script: the recorder's run function.
 func (s *Store) runRecord(ctx context.Context, items []recordItem) ([]recordReply, error) {
 	s.counts.ran(len(items))
-	return s.recordReplies(runScriptWrote(ctx, s, script.RecordAnswer, recordWrote, s.recordRun(items))[0], len(items))
+	return s.recordReplies(s.runScriptWrote(ctx, script.RecordAnswer, recordWrote, s.recordRun(items))[0], len(items))
 }
 
 // recordRun is the record script's run of items: the keys of each quiz

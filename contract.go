@@ -72,7 +72,7 @@ func ContractTable(opts ...Option) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	k := keyNames(o, "<quiz>")
+	k := keyNames(o.naming, "<quiz>")
 	var b strings.Builder
 	b.WriteString("| key | type | writer | readers | content | scale | TTL |\n")
 	b.WriteString("|---|---|---|---|---|---|---|\n")
@@ -80,7 +80,7 @@ func ContractTable(opts ...Option) (string, error) {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | none while the quiz runs |\n",
 			r.key(k), r.typ, r.writer, r.readers, r.content, r.scale)
 	}
-	ck := courseKeyNames(o, "<course>")
+	ck := courseKeyNames(o.naming, "<course>")
 	for _, r := range courseContractRows {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | none |\n",
 			r.key(ck), r.typ, r.writer, r.readers, r.content, r.scale)

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -45,11 +44,10 @@ type Course struct {
 // ID rule: 1 to 64 bytes of ASCII letters, digits, '-', '_' or '.'
 // (ErrInvalidCourseID otherwise). It does no I/O.
 func (s *Store) Course(courseID string) (*Course, error) {
-	if !validID(courseID) {
-		return nil, fmt.Errorf("%w: %s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
-			ErrInvalidCourseID, quote(courseID), maxIDLen)
+	if err := checkID(ErrInvalidCourseID, "", courseID); err != nil {
+		return nil, err
 	}
-	return &Course{s: s, keys: courseKeyNames(s.opts, courseID)}, nil
+	return &Course{s: s, keys: courseKeyNames(s.opts.naming, courseID)}, nil
 }
 
 // Keys returns the course's key names. It does no I/O.
@@ -96,7 +94,7 @@ func (c *Course) conflict(quizID, instance string, reason ConflictReason, partic
 // a read-only script: no WAIT follows it.
 func (c *Course) check(ctx context.Context, op, quizID, instance string) error {
 	keys := []string{c.keys.board, c.keys.quizzes, c.keys.Ledger(cmp.Or(quizID, "-"), cmp.Or(instance, NoInstance))}
-	return c.fail(run(ctx, c.s, script.CourseCheck, keys, []string{op}).Error(), quizID, instance, c.keys.quizzes)
+	return c.fail(c.s.run(ctx, script.CourseCheck, keys, []string{op}).Error(), quizID, instance, c.keys.quizzes)
 }
 
 // wasScore is a board score as a Correction's Was: whole numbers as they

@@ -114,7 +114,7 @@ func (c *Course) Fold(ctx context.Context, r Recap) (Fold, error) {
 		for _, p := range part {
 			args = append(args, p.participant, p.points)
 		}
-		nums, err := c.numbers(runScriptWrote(ctx, c.s, script.Course, foldWrote, rueidis.LuaExec{Keys: keys, Args: args})[0], f, 4)
+		nums, err := c.numbers(c.s.runScriptWrote(ctx, script.Course, foldWrote, rueidis.LuaExec{Keys: keys, Args: args})[0], f, 4)
 		if err != nil {
 			return out, err
 		}
@@ -133,9 +133,8 @@ func (c *Course) Fold(ctx context.Context, r Recap) (Fold, error) {
 
 // foldable checks a recap before any I/O and returns what its fold writes.
 func (c *Course) foldable(r Recap) (foldRecap, error) {
-	if !validID(r.QuizID) {
-		return foldRecap{}, fmt.Errorf("%w: %s: the recap's quiz ID %s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
-			ErrInvalidQuizID, c.about("", ""), quote(r.QuizID), maxIDLen)
+	if err := checkID(ErrInvalidQuizID, c.about("", "")+": the recap's quiz ID", r.QuizID); err != nil {
+		return foldRecap{}, err
 	}
 	if r.Info.Status != StatusFinished {
 		return foldRecap{}, fmt.Errorf("%w: %s: finish the quiz and take its recap again before folding it",
@@ -404,11 +403,7 @@ func (c *Course) UnfoldInstance(ctx context.Context, quizID, instance string) ([
 }
 
 func (c *Course) checkQuizID(quizID string) error {
-	if !validID(quizID) {
-		return fmt.Errorf("%w: %s: %s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
-			ErrInvalidQuizID, c.about("", ""), quote(quizID), maxIDLen)
-	}
-	return nil
+	return checkID(ErrInvalidQuizID, c.about("", ""), quizID)
 }
 
 // unfold is UnfoldInstance after its checks.
@@ -436,7 +431,7 @@ func (c *Course) unfold(ctx context.Context, quizID, instance string) ([]Correct
 			first = "1"
 		}
 		args := append([]string{"unfold", field, c.keys.ledgers, first}, part...)
-		flat, err := runScriptWrote(ctx, c.s, script.Course, unfoldWrote, rueidis.LuaExec{Keys: keys, Args: args})[0].AsStrSlice()
+		flat, err := c.s.runScriptWrote(ctx, script.Course, unfoldWrote, rueidis.LuaExec{Keys: keys, Args: args})[0].AsStrSlice()
 		if err != nil {
 			return out, c.fail(err, quizID, instance, ledger)
 		}

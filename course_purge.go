@@ -34,7 +34,7 @@ func (c *Course) Purge(ctx context.Context, archive func(context.Context, Course
 			return nil, err
 		}
 		if err := archive(ctx, r); err != nil {
-			return nil, fmt.Errorf("kuis: %s: archive failed, nothing deleted: %w", c.about("", ""), err)
+			return nil, archiveFailed(c.about("", ""), err)
 		}
 		// The ledgers share the course's hash slot: one UNLINK takes them all.
 		keys := []string{c.keys.board, c.keys.quizzes}

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
-	"github.com/kuisboard/kuis/internal/batch"
 	"github.com/kuisboard/kuis/internal/wire"
 	"github.com/redis/rueidis"
 )
@@ -199,6 +199,40 @@ func (e *ConflictError) Error() string {
 // Is reports whether target is ErrConflict.
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
+// notReplicated is the error of a run applied on the primary that fewer
+// replicas than asked acknowledged: ErrNotReplicated, with the run's own
+// result (for the callers that read it: RecordAnswer's refusals stay
+// refusals and its answers keep their Answer), and WAIT's own error when
+// WAIT failed, or why no WAIT could cover the run.
+type notReplicated struct {
+	result   rueidis.RedisResult
+	acked    int64
+	want     int
+	timeout  time.Duration
+	cause    error
+	unwaited string // why the run gave WAIT nothing to follow
+}
+
+func (e *notReplicated) Error() string { return e.about("a write").Error() }
+
+func (e *notReplicated) Unwrap() []error {
+	if e.cause == nil {
+		return []error{ErrNotReplicated}
+	}
+	return []error{ErrNotReplicated, e.cause}
+}
+
+// about is the error as the library returns it, naming subject.
+func (e *notReplicated) about(subject string) error {
+	if e.unwaited != "" {
+		return fmt.Errorf("%w: %s: %s", ErrNotReplicated, subject, e.unwaited)
+	}
+	if e.cause != nil {
+		return fmt.Errorf("%w: %s: WAIT failed: %w", ErrNotReplicated, subject, timedOut(e.cause))
+	}
+	return fmt.Errorf("%w: %s: %d of %d replicas acknowledged within %v", ErrNotReplicated, subject, e.acked, e.want, e.timeout)
+}
+
 // scriptCodes maps the first word of a script's error_reply to its sentinel.
 // The scripts in internal/script use exactly these codes.
 var scriptCodes = map[string]error{
@@ -299,11 +333,10 @@ func unreachable(err error) bool {
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
 }
 
-// neverSent reports whether err says its command never reached the server:
-// it was never sent (internal/batch), or no connection could be made.
-func neverSent(err error) bool {
-	var op *net.OpError
-	return errors.Is(err, batch.ErrNotSent) || errors.As(err, &op) && op.Op == "dial"
+// archiveFailed is the error of a purge whose archive function failed with
+// err: nothing was deleted.
+func archiveFailed(subject string, err error) error {
+	return fmt.Errorf("kuis: %s: archive failed, nothing deleted: %w", subject, err)
 }
 
 // corrupt reports data that breaks the contract, naming the key and the detail.

@@ -87,4 +87,6 @@ func OperationCommands() map[string][]string {
 func ScriptCommands() map[string][]string { return scriptCommands }
 
 // CourseKeysOf is the key names of course courseID in s's namespace and form.
-func CourseKeysOf(s *Store, courseID string) CourseKeys { return courseKeyNames(s.opts, courseID) }
+func CourseKeysOf(s *Store, courseID string) CourseKeys {
+	return courseKeyNames(s.opts.naming, courseID)
+}

@@ -86,7 +86,7 @@ func FuzzQuizKeys(f *testing.F) {
 			oneLine(t, err.Error(), maxErrLen)
 			return
 		}
-		k, err := keysFor(id, o)
+		k, err := keysFor(id, o.naming)
 		if (err == nil) != idRule(id) || (err != nil && !errors.Is(err, ErrInvalidQuizID)) {
 			t.Fatalf("quiz ID %q: keysFor error %v", id, err)
 		}
@@ -102,11 +102,11 @@ func FuzzQuizKeys(f *testing.F) {
 		if diff := cmp.Diff(want, []string{k.Board(), k.Meta(), k.Answers(), k.QuizID()}); diff != "" {
 			t.Fatalf("keys (-want +got):\n%s", diff)
 		}
-		if back, ok := quizIDFromMeta(k.Meta(), o); !ok || back != id {
+		if back, ok := quizIDFromMeta(k.Meta(), o.naming); !ok || back != id {
 			t.Fatalf("quizIDFromMeta(%q) = %q, %v; want %q", k.Meta(), back, ok, id)
 		}
 		o.hashTag = !o.hashTag
-		if back, ok := quizIDFromMeta(k.Meta(), o); ok {
+		if back, ok := quizIDFromMeta(k.Meta(), o.naming); ok {
 			t.Fatalf("quizIDFromMeta(%q) with hashTag %v = %q, want no match", k.Meta(), o.hashTag, back)
 		}
 	})

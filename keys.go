@@ -21,35 +21,45 @@ type Keys struct {
 	repairOrder string
 }
 
-// keysFor validates quizID: 1 to 64 bytes of ASCII letters, digits, '-', '_'
-// or '.' (ErrInvalidQuizID otherwise), so that no key ever holds a glob,
-// hash-tag or separator character the library did not put there.
-func keysFor(quizID string, o options) (Keys, error) {
-	if !validID(quizID) {
-		return Keys{}, fmt.Errorf("%w: %s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
-			ErrInvalidQuizID, quote(quizID), maxIDLen)
+// naming is how key names are spelled: the options' part that keys.go reads.
+type naming struct {
+	namespace string // first segment of every key; default DefaultNamespace
+	hashTag   bool   // brace the quiz ID; default off: the contract's byte-exact names
+}
+
+// keysFor validates quizID (checkID: ErrInvalidQuizID), so that no key ever
+// holds a glob, hash-tag or separator character the library did not put
+// there.
+func keysFor(quizID string, n naming) (Keys, error) {
+	if err := checkID(ErrInvalidQuizID, "", quizID); err != nil {
+		return Keys{}, err
 	}
-	return keyNames(o, quizID), nil
+	return keyNames(n, quizID), nil
 }
 
 // keyNames is the one place key names are spelled. Callers pass a validated
 // quiz ID, or a placeholder for documentation (ContractTable).
-func keyNames(o options, quizID string) Keys {
-	id := quizID
-	if o.hashTag {
-		id = "{" + quizID + "}"
-	}
+func keyNames(n naming, quizID string) Keys {
 	return Keys{
 		quizID:  quizID,
-		board:   o.namespace + ":papan:" + id,
-		meta:    o.namespace + ":meta:" + id,
-		answers: o.namespace + ":jawaban:" + id,
-		log:     o.namespace + ":catatan:" + id,
-		order:   o.namespace + ":urutan:" + id,
+		board:   n.key("papan", quizID),
+		meta:    n.key("meta", quizID),
+		answers: n.key("jawaban", quizID),
+		log:     n.key("catatan", quizID),
+		order:   n.key("urutan", quizID),
 
-		repairBoard: o.namespace + ":papan-baru:" + id,
-		repairOrder: o.namespace + ":urutan-baru:" + id,
+		repairBoard: n.key("papan-baru", quizID),
+		repairOrder: n.key("urutan-baru", quizID),
 	}
+}
+
+// key is the name of an object's key for id: <namespace>:<object>:<id>, the
+// ID braced with WithHashTag.
+func (n naming) key(object, id string) string {
+	if n.hashTag {
+		id = "{" + id + "}"
+	}
+	return n.namespace + ":" + object + ":" + id
 }
 
 // QuizID is the quiz identity the keys were built from, without braces.
@@ -105,16 +115,12 @@ type CourseKeys struct {
 // courseKeyNames is the one place course key names are spelled. Callers pass
 // a validated course ID (the quiz ID rule), or a placeholder (ContractTable,
 // ACLRules).
-func courseKeyNames(o options, courseID string) CourseKeys {
-	id := courseID
-	if o.hashTag {
-		id = "{" + courseID + "}"
-	}
+func courseKeyNames(n naming, courseID string) CourseKeys {
 	return CourseKeys{
 		courseID: courseID,
-		board:    o.namespace + ":kursus:" + id,
-		quizzes:  o.namespace + ":kursus-kuis:" + id,
-		ledgers:  o.namespace + ":kursus-rincian:" + id + ":",
+		board:    n.key("kursus", courseID),
+		quizzes:  n.key("kursus-kuis", courseID),
+		ledgers:  n.key("kursus-rincian", courseID) + ":",
 	}
 }
 
@@ -139,14 +145,14 @@ func (k CourseKeys) Ledger(quizID, instance string) string {
 	return k.ledgers + wire.IndexField(quizID, instance)
 }
 
-// quizIDFromMeta returns the quiz ID of a meta key in the form the options
-// select, or false for a key of another namespace or form.
-func quizIDFromMeta(key string, o options) (string, bool) {
-	id, ok := strings.CutPrefix(key, o.namespace+":meta:")
+// quizIDFromMeta returns the quiz ID of a meta key in the form n spells,
+// or false for a key of another namespace or form.
+func quizIDFromMeta(key string, n naming) (string, bool) {
+	id, ok := strings.CutPrefix(key, n.namespace+":meta:")
 	if !ok {
 		return "", false
 	}
-	if o.hashTag {
+	if n.hashTag {
 		if len(id) < 2 || id[0] != '{' || id[len(id)-1] != '}' {
 			return "", false
 		}
@@ -177,4 +183,17 @@ func validID(s string) bool {
 		}
 	}
 	return true
+}
+
+// checkID is nil for an ID that follows the ID rule (validID), else the one
+// wording of the rule: sentinel, subject (what the ID was given as; none for
+// ""), then the ID.
+func checkID(sentinel error, subject, id string) error {
+	if validID(id) {
+		return nil
+	}
+	if subject != "" {
+		subject += ": "
+	}
+	return fmt.Errorf("%w: %s%s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')", sentinel, subject, quote(id), maxIDLen)
 }

@@ -22,6 +22,17 @@ type Board struct {
 // ranked is the reader of the quiz's board.
 func (b *Board) ranked() rankedBoard { return rankedBoard{s: b.q.s, board: b.q.keys.board, q: &b.q} }
 
+// Board returns the quiz application's handle on quiz quizID: it records
+// answers and reads the board, and never writes meta. It does no I/O.
+// Error: ErrInvalidQuizID.
+func (s *Store) Board(quizID string) (*Board, error) {
+	q, err := s.quiz(quizID)
+	if err != nil {
+		return nil, err
+	}
+	return &Board{q: q}, nil
+}
+
 // Standings reads the whole board, highest score first: O(log N + M). A
 // quiz without answers yet is an empty slice. Errors: ErrQuizNotFound,
 // ErrCorrupt, ErrForbidden.

@@ -38,6 +38,17 @@ type Meta struct {
 	q quiz
 }
 
+// Meta returns the teacher's handle on quiz quizID: it creates, reads and
+// finishes the meta hash and never touches scores. It does no I/O.
+// Error: ErrInvalidQuizID.
+func (s *Store) Meta(quizID string) (*Meta, error) {
+	q, err := s.quiz(quizID)
+	if err != nil {
+		return nil, err
+	}
+	return &Meta{q: q}, nil
+}
+
 // Create writes a new quiz's meta, judul, jumlah_soal and status=berjalan,
 // and what opts add (kursus, with InCourse), in one atomic step, O(1),
 // unless any key of the quiz already exists, of any type: nothing is ever
@@ -61,7 +72,7 @@ func (m *Meta) Create(ctx context.Context, title string, questions int, opts ...
 	if o.inCourse {
 		args = append(args, wire.FieldCourse, o.course)
 	}
-	err := run(ctx, m.q.s, script.Create, m.q.keys.quizKeys(), args).Error()
+	err := m.q.s.run(ctx, script.Create, m.q.keys.quizKeys(), args).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
 }
 
@@ -113,7 +124,7 @@ func (m *Meta) read(ctx context.Context, need metaNeeds) (Info, error) {
 // the quiz was finished on the primary.
 func (m *Meta) Finish(ctx context.Context) error {
 	k := m.q.keys
-	err := run(ctx, m.q.s, script.Finish, []string{k.meta, k.log, k.answers}, nil).Error()
+	err := m.q.s.run(ctx, script.Finish, []string{k.meta, k.log, k.answers}, nil).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
 }
 
@@ -183,9 +194,8 @@ func (q quiz) checkMeta(title string, questions int, o createOptions) error {
 	if questions < 1 || questions > wire.MaxQuestions {
 		return fmt.Errorf("%w: %s: %d questions (want 1 to %d)", ErrInvalidMeta, q.about(""), questions, wire.MaxQuestions)
 	}
-	if o.inCourse && !validID(o.course) {
-		return fmt.Errorf("%w: %s: InCourse(%s) (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
-			ErrInvalidCourseID, q.about(""), quote(o.course), maxIDLen)
+	if o.inCourse {
+		return checkID(ErrInvalidCourseID, q.about("")+": InCourse", o.course)
 	}
 	return nil
 }

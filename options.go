@@ -12,10 +12,9 @@ type Option func(*options)
 // options are what a caller sets; New resolves them once and every handle of
 // the Store shares them.
 type options struct {
-	namespace string        // first segment of every key; default DefaultNamespace
-	hashTag   bool          // brace the quiz ID; default off: the contract's byte-exact names
-	cacheTTL  time.Duration // > 0: plain reads through rueidis' client-side cache; default 0, off
-	ties      TieOrder      // order of equal scores; default TiesByName, the contract's
+	naming                 // the key names' namespace and hash tag
+	cacheTTL time.Duration // > 0: plain reads through rueidis' client-side cache; default 0, off
+	ties     TieOrder      // order of equal scores; default TiesByName, the contract's
 
 	withReplicas bool          // WithReplicas was given: replicas and replicaWait are checked
 	replicas     int           // > 0: writes wait for this many replicas' acknowledgement; default 0, off
@@ -157,7 +156,7 @@ func WithReplicas(n int, timeout time.Duration) Option {
 
 // resolve applies opts over the defaults and validates the result.
 func resolve(opts []Option) (options, error) {
-	o := options{namespace: DefaultNamespace}
+	o := options{naming: naming{namespace: DefaultNamespace}}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)
@@ -169,11 +168,7 @@ func resolve(opts []Option) (options, error) {
 	if o.withReplicas && (o.replicas < 1 || o.replicaWait <= 0) {
 		return o, fmt.Errorf("%w: WithReplicas(%d, %v): want at least 1 replica and a timeout above 0", ErrInvalidOption, o.replicas, o.replicaWait)
 	}
-	if !validID(o.namespace) {
-		return o, fmt.Errorf("%w: %s (want 1 to %d bytes of ASCII letters, digits, '-', '_' or '.')",
-			ErrInvalidNamespace, quote(o.namespace), maxIDLen)
-	}
-	return o, nil
+	return o, checkID(ErrInvalidNamespace, "", o.namespace)
 }
 
 // CreateOption sets what [Meta.Create] writes beside the title and the

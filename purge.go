@@ -66,7 +66,7 @@ func (s *Store) Quizzes(ctx context.Context) ([]string, error) {
 	seen := map[string]bool{}
 	err := s.scanner().Scan(ctx, pattern, func(keys []string) error {
 		for _, k := range keys {
-			if id, ok := quizIDFromMeta(k, o); ok {
+			if id, ok := quizIDFromMeta(k, o.naming); ok {
 				seen[id] = true
 			}
 		}
@@ -122,9 +122,9 @@ func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(conte
 		return 0, fmt.Errorf("%w: %s: finish it before purging", ErrQuizRunning, q.about(""))
 	}
 	if err := archive(ctx, recap); err != nil {
-		return 0, fmt.Errorf("kuis: %s: archive failed, nothing deleted: %w", q.about(""), err)
+		return 0, archiveFailed(q.about(""), err)
 	}
-	n, err := run(ctx, q.s, script.PurgeQuiz, q.keys.withRepair(), []string{mark}).AsInt64()
+	n, err := q.s.run(ctx, script.PurgeQuiz, q.keys.withRepair(), []string{mark}).AsInt64()
 	if err != nil {
 		return 0, q.fail(err, "", q.keys.meta)
 	}

@@ -19,7 +19,7 @@ type quiz struct {
 // quiz validates quizID (ErrInvalidQuizID) and returns the quiz. It does no
 // I/O.
 func (s *Store) quiz(quizID string) (quiz, error) {
-	k, err := keysFor(quizID, s.opts)
+	k, err := keysFor(quizID, s.opts.naming)
 	if err != nil {
 		return quiz{}, err
 	}
@@ -54,7 +54,7 @@ func (q quiz) errRecreated() error {
 // ctxError prefers ctx's own error to err when ctx ended during a read.
 func (q quiz) ctxError(ctx context.Context, err error) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("kuis: %s: %w", q.about(""), ctx.Err())
+		return q.fail(ctx.Err(), "", "")
 	}
 	return err
 }

@@ -171,7 +171,7 @@ func (r rankedBoard) scriptStanding(ctx context.Context, participant string) (St
 	if r.byTime() {
 		mode = "time"
 	}
-	reply, err := run(ctx, r.s, script.Standing, keys, []string{participant, mode}).ToArray()
+	reply, err := r.s.run(ctx, script.Standing, keys, []string{participant, mode}).ToArray()
 	if err != nil {
 		return Standing{}, r.memberError(err, participant)
 	}
@@ -350,7 +350,7 @@ func (r rankedBoard) timeRanged(ctx context.Context, start, end string) ([]rueid
 			return zs, nil
 		}
 	}
-	zs, err := run(ctx, r.s, script.Ranked, []string{q.keys.meta, r.board, order}, []string{start, end}).AsZScores()
+	zs, err := r.s.run(ctx, script.Ranked, []string{q.keys.meta, r.board, order}, []string{start, end}).AsZScores()
 	if err != nil {
 		return nil, r.fail(err, "", order)
 	}

@@ -103,7 +103,7 @@ func (q quiz) recap(ctx context.Context, purpose string) (Recap, string, error) 
 		mode = "time"
 	}
 	limit := strconv.Itoa(q.s.tune.recapLimit)
-	reply, err := run(ctx, q.s, script.Recap, k.quizKeys(), []string{purpose, mode, limit}).ToArray()
+	reply, err := q.s.run(ctx, script.Recap, k.quizKeys(), []string{purpose, mode, limit}).ToArray()
 	if err != nil {
 		return Recap{}, "", q.fail(err, "", k.meta)
 	}

@@ -97,7 +97,7 @@ func (q quiz) recount(ctx context.Context, mode string, participants []string, l
 	for _, p := range participants {
 		args = append(args, p, strconv.FormatInt(latest[p], 10))
 	}
-	flat, err := run(ctx, q.s, script.Repair, q.keys.withRepair(), args).AsStrSlice()
+	flat, err := q.s.run(ctx, script.Repair, q.keys.withRepair(), args).AsStrSlice()
 	if err != nil {
 		return nil, q.fail(err, "", q.keys.board)
 	}
@@ -206,7 +206,7 @@ func (q quiz) rebuild(ctx context.Context, plan repairPlan, step int) ([]Correct
 		for _, p := range chunk {
 			args = append(args, p, strconv.FormatInt(wire.Points*counts[p], 10), strconv.FormatInt(plan.counted.place(p), 10))
 		}
-		if err := run(ctx, q.s, script.RepairStage, stage, args).Error(); err != nil {
+		if err := q.s.run(ctx, script.RepairStage, stage, args).Error(); err != nil {
 			return nil, q.dropRebuild(ctx, token, q.fail(err, "", k.repairBoard))
 		}
 	}
@@ -220,7 +220,7 @@ func (q quiz) rebuild(ctx context.Context, plan repairPlan, step int) ([]Correct
 	}
 	after, most := plan.last.String(), strconv.Itoa(rebuildChunk)
 	for {
-		reply, err := run(ctx, q.s, script.RepairSwap, append(k.quizKeys(), stage...), []string{token, after, most}).AsStrSlice()
+		reply, err := q.s.run(ctx, script.RepairSwap, append(k.quizKeys(), stage...), []string{token, after, most}).AsStrSlice()
 		if err != nil {
 			return nil, q.dropRebuild(ctx, token, q.fail(err, "", k.board))
 		}
@@ -241,6 +241,6 @@ func (q quiz) rebuild(ctx context.Context, plan repairPlan, step int) ([]Correct
 func (q quiz) dropRebuild(ctx context.Context, token string, err error) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
 	defer cancel()
-	_ = run(ctx, q.s, script.RepairStage, []string{q.keys.repairBoard, q.keys.repairOrder}, []string{token, "drop"}).Error()
+	_ = q.s.run(ctx, script.RepairStage, []string{q.keys.repairBoard, q.keys.repairOrder}, []string{token, "drop"}).Error()
 	return err
 }

@@ -6,28 +6,37 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"slices"
+	"sync/atomic"
 	"time"
 
+	"github.com/kuisboard/kuis/internal/batch"
 	"github.com/kuisboard/kuis/internal/script"
 	"github.com/redis/rueidis"
 )
 
 // Every command of the library goes through send, sendReads or runScript:
-// the one place that decides what may be sent again.
+// the one place that decides what may be sent again, where, and after what
+// pause (backoff), and that waits for replicas with WithReplicas.
 //
 // rueidis shares the dial and handshake of a new connection among the callers
 // waiting for it, under the first caller's context. When that context ends
 // first, every other caller gets its error ("dial tcp: i/o timeout",
 // context.DeadlineExceeded or context.Canceled) while its own context lives,
 // and nothing of theirs was sent: on a connection that failed, rueidis writes
-// nothing more. A context error the caller's own context did not cause, a
-// failed dial, and a cached read aborted with its connection
-// (rueidis.ErrDoCacheAborted) therefore mean "not sent", and such a command
-// is sent again, at most sendTries times in all, while the caller's context
-// lives. Any other failure may have reached the server and is returned as it
-// is. rueidis does not recycle a command that failed that way, so it can be
-// sent again as it is; a cached read is recycled when aborted, so sendReads
-// pins it.
+// nothing more. A context error the caller's own context did not cause, and
+// a command that never reached the server (unsent), is therefore sent again,
+// at most sendTries times in all, while the caller's context lives. Any other
+// failure may have reached the server and is returned as it is. rueidis does
+// not recycle a command that failed that way, so it can be sent again as it
+// is; a cached read is recycled when aborted, so sendReads pins it.
+
+// sender is the send layer: the client, and the options it sends under. A
+// Store is one.
+type sender struct {
+	client rueidis.Client
+	opts   options
+}
 
 // sendTries bounds how often one command is sent.
 const sendTries = 3
@@ -48,9 +57,9 @@ func sendOne(ctx context.Context, c rueidis.CommandClient, cmd rueidis.Completed
 	return send(ctx, c, cmd)[0]
 }
 
-// sendReads sends reads on the Store's client in one round trip, through the
+// sendReads sends reads on the client in one round trip, through the
 // client-side cache with WithClientCache.
-func (s *Store) sendReads(ctx context.Context, cmds ...rueidis.Cacheable) []rueidis.RedisResult {
+func (s *sender) sendReads(ctx context.Context, cmds ...rueidis.Cacheable) []rueidis.RedisResult {
 	if s.opts.cacheTTL <= 0 {
 		plain := make([]rueidis.Completed, len(cmds))
 		for i, c := range cmds {
@@ -67,13 +76,18 @@ func (s *Store) sendReads(ctx context.Context, cmds ...rueidis.Cacheable) []ruei
 	})
 }
 
-// resend sends cmds with do, then sends again those that failed unsent,
-// while ctx lives and at most sendTries times in all. One that failed unsent
-// as ctx ended answers ctx's error.
+// resend sends cmds with do, then sends again those that may be sent again
+// (sendable), at most sendTries times in all. One that never reached the
+// server as ctx ended answers ctx's error too.
 func resend[C any](ctx context.Context, cmds []C, do func([]C) []rueidis.RedisResult) []rueidis.RedisResult {
 	res := do(cmds)
 	for try := 1; try < sendTries; try++ {
-		again := unsentOf(ctx, res)
+		var again []int
+		for i, r := range res {
+			if sendable(ctx, r.Error()) {
+				again = append(again, i)
+			}
+		}
 		if len(again) == 0 {
 			break
 		}
@@ -87,7 +101,7 @@ func resend[C any](ctx context.Context, cmds []C, do func([]C) []rueidis.RedisRe
 	}
 	if ended(ctx) {
 		for i, r := range res {
-			if err := r.Error(); err != nil && unsent(err) && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
+			if err := r.Error(); err != nil && unsent(err) {
 				res[i] = rueidis.NewErrorResult(fmt.Errorf("%w (%w)", err, cmp.Or(ctx.Err(), context.DeadlineExceeded)))
 			}
 		}
@@ -95,25 +109,21 @@ func resend[C any](ctx context.Context, cmds []C, do func([]C) []rueidis.RedisRe
 	return res
 }
 
-// unsentOf lists the results that failed before their command reached the
-// server, for a reason that is not the caller's.
-func unsentOf(ctx context.Context, res []rueidis.RedisResult) []int {
-	var out []int
-	for i, r := range res {
-		if err := r.Error(); err != nil && unsent(err) {
-			out = append(out, i)
-		}
-	}
-	if out != nil && ended(ctx) {
-		return nil
-	}
-	return out
-}
-
+// unsent reports whether err says its command never reached the server: it
+// was never sent (internal/batch, or a dedicated connection never handed
+// over), no connection could be made, or a cached read was aborted with its
+// connection.
 func unsent(err error) bool {
 	var op *net.OpError
-	return errors.As(err, &op) && op.Op == "dial" || errors.Is(err, rueidis.ErrDoCacheAborted) ||
-		errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+	return errors.Is(err, batch.ErrNotSent) || errors.As(err, &op) && op.Op == "dial" || errors.Is(err, rueidis.ErrDoCacheAborted)
+}
+
+// sendable reports whether a command that failed with err may be sent again
+// while ctx lives: it never reached the server, or it failed with a context
+// error that ctx did not cause (a dial shared with another caller).
+func sendable(ctx context.Context, err error) bool {
+	return err != nil && !ended(ctx) &&
+		(unsent(err) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled))
 }
 
 // ended reports whether ctx has ended, or is past its deadline: the network
@@ -126,19 +136,63 @@ func ended(ctx context.Context) bool {
 	return ok && !time.Now().Before(d)
 }
 
-// runScript runs sc once per exec, all pipelined in one round trip, on the
-// Store's client, and returns their results in order. It sends EVALSHA, and
-// EVAL for the runs the server answered NOSCRIPT (its script cache was
-// flushed or restarted); a run answered TRYAGAIN (a Redis Cluster moving the
-// quiz's slot: the script did not run) is sent again after a short pause,
-// growing to 100 ms, for at most about a second while ctx lives. Runs sent
-// again run after the others.
-//
-// With WithReplicas, the runs of a script that writes are followed by WAIT
-// on the connection that sent them (runWaited), and a run that too few
-// replicas acknowledged answers a *notReplicated error holding its result.
-func runScript(ctx context.Context, s *Store, sc script.Script, execs ...rueidis.LuaExec) []rueidis.RedisResult {
-	return runScriptWrote(ctx, s, sc, nil, execs...)
+// redirected is the one place that reads a redirect or an unreachable node:
+// it reports whether a run that failed with err did not run and is to be
+// sent again after a pause, and the node a MOVED named. TRYAGAIN (a Redis
+// Cluster moving the slot) is sent again from any connection; MOVED, ASK,
+// CLUSTERDOWN and a run that never reached its node only from a dedicated
+// one, which follows nothing: the client follows them itself, and send has
+// sent again what it could.
+func redirected(ctx context.Context, err error, dedicated bool) (addr string, again bool) {
+	re, server := rueidis.IsRedisErr(err)
+	switch {
+	case server && re.IsTryAgain():
+		return "", true
+	case !dedicated:
+		return "", false
+	case server:
+		if addr, ok := re.IsMoved(); ok {
+			return addr, true
+		}
+		_, ask := re.IsAsk()
+		return "", ask || re.IsClusterDown()
+	}
+	return "", sendable(ctx, err)
+}
+
+// backoff paces the rounds of runs sent again: a pause of 1 ms, doubling to
+// 100 ms, for at most about a second in all.
+type backoff struct{ pause, spent time.Duration }
+
+// more reports whether a run may still be sent again.
+func (b *backoff) more() bool { return b.spent < time.Second }
+
+// wait pauses, or reports false when ctx ends first.
+func (b *backoff) wait(ctx context.Context) bool {
+	b.pause = min(max(2*b.pause, time.Millisecond), 100*time.Millisecond)
+	t := time.NewTimer(b.pause)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		b.spent += b.pause
+		return true
+	}
+}
+
+// runScript runs sc once per exec, all pipelined in one round trip, and
+// returns their results in order (runs). With WithReplicas, the runs of a
+// script that writes are followed by WAIT on the connection that sent them,
+// and a run that too few replicas acknowledged answers a *notReplicated
+// error holding its result.
+func (s *sender) runScript(ctx context.Context, sc script.Script, execs ...rueidis.LuaExec) []rueidis.RedisResult {
+	return s.runScriptWrote(ctx, sc, nil, execs...)
+}
+
+// run is runScript of one exec.
+func (s *sender) run(ctx context.Context, sc script.Script, keys, args []string) rueidis.RedisResult {
+	return s.runScript(ctx, sc, rueidis.LuaExec{Keys: keys, Args: args})[0]
 }
 
 // runScriptWrote is runScript of a script whose successful reply tells
@@ -149,74 +203,186 @@ func runScript(ctx context.Context, s *Store, sc script.Script, execs ...rueidis
 // nothing for replicas to acknowledge. A run that wrote nothing but answers
 // for an earlier write (a repeat answer) must make that write its own to be
 // waited for: record_answer.lua writes a no-op then, and says it wrote.
-func runScriptWrote(ctx context.Context, s *Store, sc script.Script, wrote func(rueidis.RedisMessage) bool, execs ...rueidis.LuaExec) []rueidis.RedisResult {
-	if s.opts.replicas == 0 || sc.ReadOnly() {
-		return evalScript(ctx, s.client, sc, execs)
-	}
-	return s.runWaited(ctx, sc, wrote, execs)
-}
-
-// run is runScript of one exec.
-func run(ctx context.Context, s *Store, sc script.Script, keys, args []string) rueidis.RedisResult {
-	return runScript(ctx, s, sc, rueidis.LuaExec{Keys: keys, Args: args})[0]
-}
-
-// evalScript is runScript's sending on c, without WAIT.
-func evalScript(ctx context.Context, c rueidis.CommandClient, s script.Script, execs []rueidis.LuaExec) []rueidis.RedisResult {
+func (s *sender) runScriptWrote(ctx context.Context, sc script.Script, wrote func(rueidis.RedisMessage) bool, execs ...rueidis.LuaExec) []rueidis.RedisResult {
 	res := make([]rueidis.RedisResult, len(execs))
-	bySource := make([]bool, len(execs))
-	todo := make([]int, len(execs))
-	for i := range todo {
-		todo[i] = i
+	wait := s.opts.replicas > 0 && !sc.ReadOnly()
+	// A dedicated connection is one node's: runs of different slots (none of
+	// the library's calls sends such runs together) go on one each.
+	bySlot := map[uint16][]int{}
+	var slots []uint16
+	for i, e := range execs {
+		var slot uint16
+		if wait {
+			probe := sc.BySHA(s.client.B(), e.Keys, e.Args) // never sent: only its slot is read
+			slot = probe.Slot()
+		}
+		if _, seen := bySlot[slot]; !seen {
+			slots = append(slots, slot)
+		}
+		bySlot[slot] = append(bySlot[slot], i)
 	}
-	pause := time.Millisecond
-	for waited := time.Duration(0); ; {
+	for _, slot := range slots {
+		s.runs(ctx, sc, wait, wrote, execs, bySlot[slot], res)
+	}
+	return res
+}
+
+// runs sends the runs todo of sc, pipelined, in rounds, and sets their
+// results in res. It sends EVALSHA, and EVAL for the runs the server
+// answered NOSCRIPT (its script cache was flushed or restarted); the runs
+// redirected says did not run are sent again after a pause. Runs sent again
+// run after the others.
+//
+// With wait (WithReplicas, a script that writes, runs of one slot), each
+// round goes on a dedicated connection, then WAIT on the same connection if
+// any of its runs wrote (succeeded, and wrote says so when given), and a run
+// that wrote and that fewer than the replicas asked acknowledged answers a
+// *notReplicated error holding its result. A call whose ctx ends before
+// rueidis hands the connection over sends nothing. Why the runs and their
+// WAIT go on one dedicated connection: WithReplicas' godoc.
+func (s *sender) runs(ctx context.Context, sc script.Script, wait bool, wrote func(rueidis.RedisMessage) bool, execs []rueidis.LuaExec, todo []int, res []rueidis.RedisResult) {
+	didWrite := func(r rueidis.RedisResult) bool {
+		m, err := r.ToMessage()
+		return err == nil && (wrote == nil || wrote(m))
+	}
+	bySource := make([]bool, len(execs))
+	ran := s.rounds(ctx, wait, func(c rueidis.CommandClient, more bool) (next round) {
 		cmds := make([]rueidis.Completed, len(todo))
 		for j, i := range todo {
 			if bySource[i] {
-				cmds[j] = s.BySource(c.B(), execs[i].Keys, execs[i].Args)
+				cmds[j] = sc.BySource(c.B(), execs[i].Keys, execs[i].Args)
 			} else {
-				cmds[j] = s.BySHA(c.B(), execs[i].Keys, execs[i].Args)
+				cmds[j] = sc.BySHA(c.B(), execs[i].Keys, execs[i].Args)
 			}
 		}
-		var next []int
-		tryAgain := false
-		for j, r := range send(ctx, c, cmds...) {
+		out := send(ctx, c, cmds...)
+		var acked rueidis.RedisResult
+		if wait && slices.ContainsFunc(out, didWrite) {
+			acked = c.Do(ctx, s.waitCmd(c))
+		}
+		var again []int
+		for j, r := range out {
 			i := todo[j]
 			res[i] = r
-			re, ok := rueidis.IsRedisErr(r.Error())
-			switch {
-			case !ok:
-			case re.IsNoScript() && !bySource[i]:
+			if wait && didWrite(r) {
+				res[i] = s.acknowledged(r, acked)
+			}
+			if re, ok := rueidis.IsRedisErr(r.Error()); ok && re.IsNoScript() && !bySource[i] {
 				bySource[i] = true
-				next = append(next, i)
-			case re.IsTryAgain() && waited < time.Second:
-				tryAgain = true
-				next = append(next, i)
+				again = append(again, i)
+			} else if addr, ok := redirected(ctx, r.Error(), wait); ok && more {
+				again = append(again, i)
+				next.pause, next.addr = true, cmp.Or(next.addr, addr)
 			}
 		}
-		if len(next) == 0 {
-			return res
+		todo, next.again = again, again != nil
+		return next
+	})
+	if !ran {
+		for _, i := range todo {
+			res[i] = rueidis.NewErrorResult(fmt.Errorf("%w: %w", batch.ErrNotSent, ctx.Err()))
 		}
-		if tryAgain {
-			if !sleep(ctx, pause) {
-				return res
-			}
-			waited += pause
-			pause = min(2*pause, 100*time.Millisecond)
-		}
-		todo = next
 	}
 }
 
-// sleep pauses for d, or until ctx ends: then it reports false.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// round is what a call of rounds' function asks for: to be called again
+// (after a pause, or at once), and on the node a MOVED named.
+type round struct {
+	again, pause bool
+	addr         string
+}
+
+// rounds is the one place that sends again what a redirect or an
+// unreachable node stopped (redirected reads which). It calls fn on the
+// client, or with onDedicated on a connection of a Dedicated, held by the
+// call alone (dedicated: ctx bounds the wait for it): the client's (the node
+// serving the slot of fn's first command), or the node a MOVED named in the
+// round before. It calls fn again while fn asks, after a pause (backoff)
+// when it asks for one; more tells fn whether the backoff allows one. It
+// reports false, at once, when ctx ended before a dedicated connection was
+// handed over: then fn did not run.
+func (s *sender) rounds(ctx context.Context, onDedicated bool, fn func(c rueidis.CommandClient, more bool) round) bool {
+	node := rueidis.Client(s.client)
+	var b backoff
+	for {
+		var next round
+		if !onDedicated {
+			next = fn(s.client, b.more())
+		} else if !dedicated(ctx, node, func(c rueidis.DedicatedClient) { next = fn(c, b.more()) }) {
+			return false
+		}
+		node = s.client
+		if next.addr != "" {
+			if n, ok := s.client.Nodes()[next.addr]; ok {
+				node = n
+			}
+		}
+		if !next.again || next.pause && !b.wait(ctx) {
+			return true
+		}
+	}
+}
+
+// dedicated runs fn on a connection of node's Dedicated and reports true,
+// unless ctx ends before rueidis hands the connection over: then fn never
+// runs, and it reports false at once. A standalone client dials a new
+// dedicated connection under no deadline of the caller's (a server that
+// accepts connections but does not answer would hold the call until the
+// client's own timeouts), so the wait runs in a goroutine of its own, which
+// ends when the dial does.
+func dedicated(ctx context.Context, node rueidis.Client, fn func(rueidis.DedicatedClient)) bool {
+	const waiting, running, abandoned = 0, 1, 2
+	var state atomic.Int32
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = node.Dedicated(func(c rueidis.DedicatedClient) error {
+			if state.CompareAndSwap(waiting, running) {
+				fn(c)
+			}
+			return nil
+		})
+	}()
 	select {
+	case <-done:
+		return true
 	case <-ctx.Done():
-		return false
-	case <-t.C:
+		if state.CompareAndSwap(waiting, abandoned) {
+			return false
+		}
+		<-done // fn runs under ctx, which has ended: it returns at once
 		return true
 	}
+}
+
+// waitCmd is the WAIT that follows writes on c.
+func (s *sender) waitCmd(c rueidis.CommandClient) rueidis.Completed {
+	return c.B().Wait().Numreplicas(int64(s.opts.replicas)).Timeout(waitMillis(s.opts.replicaWait)).Build()
+}
+
+// awaitReplicas is, with WithReplicas, WAIT on conn after writes a call sent
+// on it that are no script run (a course's MULTI/EXEC): nil once enough
+// replicas acknowledged them, else the *notReplicated error. Without the
+// option it sends nothing and returns nil.
+func (s *sender) awaitReplicas(ctx context.Context, conn rueidis.DedicatedClient) error {
+	if s.opts.replicas == 0 {
+		return nil
+	}
+	return s.acknowledged(rueidis.RedisResult{}, conn.Do(ctx, s.waitCmd(conn))).Error()
+}
+
+// waitMillis is WAIT's timeout argument for d: whole milliseconds, rounded up.
+func waitMillis(d time.Duration) int64 {
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
+// acknowledged is r, the result of a run that succeeded, when the WAIT after
+// it replied that enough replicas acknowledged it; otherwise a *notReplicated
+// error holding r.
+func (s *sender) acknowledged(r, acked rueidis.RedisResult) rueidis.RedisResult {
+	n, err := acked.AsInt64()
+	if err == nil && n >= int64(s.opts.replicas) {
+		return r
+	}
+	return rueidis.NewErrorResult(&notReplicated{result: r, acked: n, want: s.opts.replicas, timeout: s.opts.replicaWait, cause: err})
 }

@@ -123,7 +123,7 @@ func (c *counters) answered(a Answer, err error) {
 				return
 			}
 		}
-		if neverSent(err) {
+		if unsent(err) {
 			c.notSent.Add(1)
 			return
 		}

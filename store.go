@@ -2,7 +2,10 @@ package kuis
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,8 +23,7 @@ import (
 // readers that its Board.Events iterators share, and runs a goroutine only
 // while a call waits or an iterator runs.
 type Store struct {
-	client rueidis.Client
-	opts   options
+	sender
 	tune   tuning
 	rec    *recorder // RecordAnswer's lanes
 	feeds  *feedHubs // Board.Events' shared readers, one per quiz followed
@@ -98,7 +100,7 @@ func newStore(client rueidis.Client, tune tuning, opts ...Option) (*Store, error
 			return nil, err
 		}
 	}
-	s := &Store{client: client, opts: o, tune: tune, feeds: newFeedHubs()}
+	s := &Store{sender: sender{client, o}, tune: tune, feeds: newFeedHubs()}
 	s.rec = batch.New[uint16](maxChunk, maxInFlight, s.runRecord)
 	return s, nil
 }
@@ -122,27 +124,54 @@ func clusterNode(client rueidis.Client) bool {
 // otherwise), so that no key holds a glob, hash-tag or separator character the
 // library did not put there.
 func (s *Store) Keys(quizID string) (Keys, error) {
-	return keysFor(quizID, s.opts)
+	return keysFor(quizID, s.opts.naming)
 }
 
-// Board returns the quiz application's handle on quiz quizID: it records
-// answers and reads the board, and never writes meta. It does no I/O.
-// Error: ErrInvalidQuizID.
-func (s *Store) Board(quizID string) (*Board, error) {
-	q, err := s.quiz(quizID)
-	if err != nil {
-		return nil, err
-	}
-	return &Board{q: q}, nil
-}
+// replicaCheck bounds New's check of the replicas.
+const replicaCheck = 10 * time.Second
 
-// Meta returns the teacher's handle on quiz quizID: it creates, reads and
-// finishes the meta hash and never touches scores. It does no I/O.
-// Error: ErrInvalidQuizID.
-func (s *Store) Meta(quizID string) (*Meta, error) {
-	q, err := s.quiz(quizID)
-	if err != nil {
-		return nil, err
+// checkReplicas asks every node of client for its role (ROLE) and refuses
+// want above the replicas of the primary with the fewest: ErrInvalidOption.
+// A node that cannot be reached is left out (a replica that is down, or a
+// primary whose writes fail anyway until a failover), but at least one
+// primary must answer; an error reply (an ACL refusal) fails the check.
+func checkReplicas(client rueidis.Client, want int) error {
+	ctx, cancel := context.WithTimeout(context.Background(), replicaCheck)
+	defer cancel()
+	nodes := client.Nodes()
+	fewest, at := -1, ""
+	var unreached error
+	for _, addr := range slices.Sorted(maps.Keys(nodes)) {
+		node := nodes[addr]
+		role, err := sendOne(ctx, node, node.B().Role().Build()).ToArray()
+		if _, server := rueidis.IsRedisErr(err); err != nil && !server && client.Mode() == rueidis.ClientModeCluster {
+			unreached = errors.Join(unreached, replyError(err, "ROLE on "+addr, ""))
+			continue
+		}
+		if err != nil {
+			return replyError(err, "ROLE on "+addr, "")
+		}
+		if len(role) < 3 {
+			continue // not a primary's reply: a replica's has 5 elements, a sentinel's 2
+		}
+		if kind, _ := role[0].ToString(); kind != "master" {
+			continue
+		}
+		replicas, err := role[2].ToArray()
+		if err != nil {
+			return replyError(err, "ROLE on "+addr, "")
+		}
+		if fewest < 0 || len(replicas) < fewest {
+			fewest, at = len(replicas), addr
+		}
 	}
-	return &Meta{q: q}, nil
+	switch {
+	case fewest < 0 && unreached != nil:
+		return unreached
+	case fewest < 0:
+		return fmt.Errorf("%w: WithReplicas(%d): no node of the client is a primary", ErrInvalidOption, want)
+	case want > fewest:
+		return fmt.Errorf("%w: WithReplicas(%d): primary %s has %d replica(s)", ErrInvalidOption, want, at, fewest)
+	}
+	return nil
 }
