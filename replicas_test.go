@@ -125,58 +125,15 @@ func TestWithReplicasACL(t *testing.T) {
 	}
 }
 
-// Ports of the replica and failover tests' own servers (cluster bus ports
-// 10000 above).
-const replicaPortLo, replicaPortHi = 33000, 33099
+// Ports of the replica tests' own servers (cluster bus ports 10000 above):
+// the lower half of the range; servertest's failover tests take the upper.
+const replicaPortLo, replicaPortHi = 33000, 33049
 
-// replicaServers returns the starter of a test's own servers. Like the fault
-// tests, the tests that start servers run once, in the standalone target's
-// run (REDIS_ADDR), and redistest.NewServers skips them in -short mode and
-// without redis-server (failing instead when CI=true).
+// replicaServers returns the starter of a test's own servers (see
+// redistest.StandaloneServers).
 func replicaServers(t *testing.T) *redistest.Servers {
 	t.Helper()
-	if target := redistest.Target(); target != "standalone" {
-		t.Skipf("starts redis-server processes of its own; runs only when the target is standalone (REDIS_ADDR), not %s", target)
-	}
-	return redistest.NewServers(t, replicaPortLo, replicaPortHi)
-}
-
-// primaryWithReplica starts a standalone primary and one replica of it, and
-// returns once the primary lists the replica as online.
-func primaryWithReplica(t *testing.T, s *redistest.Servers) (primary, replica *redistest.Server) {
-	t.Helper()
-	primary = s.Standalone()
-	replica = s.Replica(primary)
-	waitReplicas(t, primary, 1)
-	return primary, replica
-}
-
-// waitReplicas waits, for up to 30 s, until srv's ROLE lists n online
-// replicas: a replica's own link is up a moment before its primary counts
-// it (its first REPLCONF ACK), or drops it.
-func waitReplicas(t *testing.T, srv *redistest.Server, n int) {
-	t.Helper()
-	var role string
-	var err error
-	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		// A primary's ROLE, flattened: "master", its offset, then host, port and offset per replica.
-		if role, err = srv.Do("ROLE"); err == nil && strings.HasPrefix(role, "master\n") && (strings.Count(role, "\n")-1)/3 == n {
-			return
-		}
-	}
-	t.Fatalf("ROLE of %s = %q, %v; want a primary with %d replicas", srv.Addr(), role, err, n)
-}
-
-// ownClient is a client of the test's own servers (a cluster's seed list),
-// closed at cleanup.
-func ownClient(t *testing.T, addrs ...string) rueidis.Client {
-	t.Helper()
-	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: addrs, DisableCache: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c
+	return redistest.StandaloneServers(t, replicaPortLo, replicaPortHi)
 }
 
 // TestReplicasOnOwnServers: on a primary with one replica, New refuses two
@@ -185,8 +142,8 @@ func ownClient(t *testing.T, addrs ...string) rueidis.Client {
 // Stats count it.
 func TestReplicasOnOwnServers(t *testing.T) {
 	s := replicaServers(t)
-	primary, replica := primaryWithReplica(t, s)
-	client := ownClient(t, primary.Addr())
+	primary, replica := s.PrimaryWithReplica()
+	client := redistest.ClientAt(t, primary.Addr())
 	ctx := context.Background()
 
 	t.Run("New refuses more replicas than the primary has", func(t *testing.T) {
@@ -294,7 +251,7 @@ func TestReplicasOnOwnServers(t *testing.T) {
 	t.Run("a stalled primary: the write keeps its deadline", func(t *testing.T) {
 		// A client whose first write needs a new dedicated connection, which
 		// rueidis dials for a standalone client under no deadline of the caller.
-		fresh := ownClient(t, primary.Addr())
+		fresh := redistest.ClientAt(t, primary.Addr())
 		st, err := kuis.New(fresh, kuis.WithReplicas(1, time.Second))
 		if err != nil {
 			t.Fatal(err)
@@ -336,7 +293,9 @@ func TestReplicasOnOwnServers(t *testing.T) {
 			t.Fatal(err)
 		}
 		replica.Kill()
-		waitReplicas(t, primary, 0)
+		if err := primary.WaitReplicas(0); err != nil {
+			t.Fatal(err)
+		}
 
 		_, err = b.RecordAnswer(ctx, "Ali", 2)
 		if !errors.Is(err, kuis.ErrNotReplicated) || !strings.Contains(err.Error(), `participant "Ali": 0 of 1 replicas acknowledged within 200ms`) {
@@ -448,9 +407,9 @@ func stall(t *testing.T, srv *redistest.Server) (resume func()) {
 // ErrNotReplicated beside its Answer.
 func TestReplicasRepeatedAnswer(t *testing.T) {
 	s := replicaServers(t)
-	primary, replica := primaryWithReplica(t, s)
+	primary, replica := s.PrimaryWithReplica()
 	ctx := context.Background()
-	rec := newRecorder(ownClient(t, primary.Addr()))
+	rec := newRecorder(redistest.ClientAt(t, primary.Addr()))
 	// st waits long enough for a healthy replica on a loaded machine; hasty
 	// gives up soon on a stalled one.
 	st, err := kuis.New(rec, kuis.WithReplicas(1, 10*time.Second))
@@ -622,7 +581,7 @@ func TestReplicasRepeatedAnswerCluster(t *testing.T) {
 func retryWaitsForReplica(t *testing.T, primary, replica *redistest.Server, seeds ...string) {
 	t.Helper()
 	ctx := context.Background()
-	client := ownClient(t, seeds...)
+	client := redistest.ClientAt(t, seeds...)
 	st, err := kuis.New(client, kuis.WithHashTag(), kuis.WithReplicas(1, 10*time.Second))
 	if err != nil {
 		t.Fatal(err)
@@ -640,7 +599,7 @@ func retryWaitsForReplica(t *testing.T, primary, replica *redistest.Server, seed
 	hb, _ := handles(t, hasty, id)
 	// The retry comes from another process of the application, started
 	// before the stall: New asks every node for its ROLE.
-	other, err := kuis.New(ownClient(t, seeds...), kuis.WithHashTag(), kuis.WithReplicas(1, time.Minute))
+	other, err := kuis.New(redistest.ClientAt(t, seeds...), kuis.WithHashTag(), kuis.WithReplicas(1, time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
