@@ -275,27 +275,9 @@ func keysByNode(t *testing.T, e *env, primaries map[string]rueidis.Client) map[s
 	return redistest.KeysByNode(t, e.ctx, primaries, e.ns+":*")
 }
 
-// needCluster skips a test unless the target is a Redis Cluster.
-func needCluster(t *testing.T) {
-	t.Helper()
-	if !redistest.Cluster() {
-		t.Skipf("needs a Redis Cluster (REDIS_CLUSTER_ADDRS); target is %s", redistest.Target())
-	}
-}
-
 // node sends one command to one node and returns the reply.
 func node(ctx context.Context, c rueidis.Client, cmd ...string) rueidis.RedisResult {
 	return c.Do(ctx, c.B().Arbitrary(cmd...).Build())
-}
-
-// nodeID is the cluster node ID of the node c talks to.
-func nodeID(t *testing.T, ctx context.Context, c rueidis.Client) string {
-	t.Helper()
-	id, err := node(ctx, c, "CLUSTER", "MYID").ToString()
-	if err != nil {
-		t.Fatalf("CLUSTER MYID: %v", err)
-	}
-	return id
 }
 
 // TestClusterSlotMovesMidScan: a slot that moves while Purge or Quizzes scans
@@ -304,7 +286,7 @@ func nodeID(t *testing.T, ctx context.Context, c rueidis.Client) string {
 // between two SCAN pages; "moved" finishes it there, "open" leaves the slot
 // migrating until the call returned.
 func TestClusterSlotMovesMidScan(t *testing.T) {
-	needCluster(t)
+	redistest.NeedCluster(t)
 	for _, mode := range []string{"moved", "open"} {
 		for _, op := range []string{"Quizzes", "Purge"} {
 			t.Run(op+"/"+mode, func(t *testing.T) { slotMoveCase(t, op, mode == "open") })
@@ -320,7 +302,7 @@ func slotMoveCase(t *testing.T, op string, leaveOpen bool) {
 	}
 	ids := map[string]string{} // primary address -> node ID
 	for addr, p := range primaries {
-		ids[addr] = nodeID(t, e.ctx, p)
+		ids[addr] = redistest.NodeID(t, e.ctx, p)
 	}
 	// Three quizzes, two keys each, on every primary.
 	byOwner := map[string][]string{}
@@ -453,7 +435,7 @@ func otherThan(primaries map[string]rueidis.Client, not ...string) []string {
 // not scanned yet to one already scanned, are still seen, although the
 // layout reads the same before and after the scan.
 func TestClusterMigrationOpenThroughout(t *testing.T) {
-	needCluster(t)
+	redistest.NeedCluster(t)
 	for _, op := range []string{"Quizzes", "Purge"} {
 		t.Run(op, func(t *testing.T) { openMigrationCase(t, op) })
 	}
@@ -467,7 +449,7 @@ func openMigrationCase(t *testing.T, op string) {
 	}
 	ids := map[string]string{} // primary address -> node ID
 	for addr, p := range primaries {
-		ids[addr] = nodeID(t, e.ctx, p)
+		ids[addr] = redistest.NodeID(t, e.ctx, p)
 	}
 	// The scan order is not known in advance: one quiz, in a slot of its
 	// own, migrating between every ordered pair of primaries.
@@ -575,12 +557,12 @@ func openMigrationCase(t *testing.T, op string) {
 // short pause, while the caller's context lives: once the migration is done
 // the answer counts, and the recap reads, with no error.
 func TestClusterTryAgainIsSentAgain(t *testing.T) {
-	needCluster(t)
+	redistest.NeedCluster(t)
 	e := newEnv(t)
 	primaries := primaryNodes(t, e)
 	ids := map[string]string{}
 	for addr, p := range primaries {
-		ids[addr] = nodeID(t, e.ctx, p)
+		ids[addr] = redistest.NodeID(t, e.ctx, p)
 	}
 	id, _, _ := e.reference()
 	k := e.keys(id)

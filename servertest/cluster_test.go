@@ -13,27 +13,9 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// needCluster skips a test unless the target is a Redis Cluster.
-func needCluster(t *testing.T) {
-	t.Helper()
-	if !redistest.Cluster() {
-		t.Skipf("needs a Redis Cluster (REDIS_CLUSTER_ADDRS); target is %s", redistest.Target())
-	}
-}
-
 // node sends one command to one node and returns the reply.
 func node(ctx context.Context, c rueidis.Client, cmd ...string) rueidis.RedisResult {
 	return c.Do(ctx, c.B().Arbitrary(cmd...).Build())
-}
-
-// nodeID is the cluster node ID of the node c talks to.
-func nodeID(t *testing.T, ctx context.Context, c rueidis.Client) string {
-	t.Helper()
-	id, err := node(ctx, c, "CLUSTER", "MYID").ToString()
-	if err != nil {
-		t.Fatalf("CLUSTER MYID: %v", err)
-	}
-	return id
 }
 
 // startReplica starts a redis-server in cluster mode on a free port of the
@@ -49,7 +31,7 @@ func startReplica(t *testing.T, ctx context.Context, primaries map[string]rueidi
 		s.Kill()
 		t.Fatal(err)
 	}
-	id := nodeID(t, ctx, rc)
+	id := redistest.NodeID(t, ctx, rc)
 	t.Cleanup(func() {
 		rc.Close()
 		s.Kill()
@@ -63,7 +45,7 @@ func startReplica(t *testing.T, ctx context.Context, primaries map[string]rueidi
 	if err := node(ctx, rc, "CLUSTER", "MEET", host, pport).Error(); err != nil {
 		t.Fatalf("CLUSTER MEET: %v", err)
 	}
-	primaryID := nodeID(t, ctx, primaries[primaryAddr])
+	primaryID := redistest.NodeID(t, ctx, primaries[primaryAddr])
 	waitFor(t, 20*time.Second, "the replica to replicate "+primaryAddr+" and every primary to know it", func() bool {
 		if err := node(ctx, rc, "CLUSTER", "REPLICATE", primaryID).Error(); err != nil {
 			return false // it does not know the primary yet
@@ -92,7 +74,7 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 // TestClusterDeadReplica: a replica that is down, and that the client knows,
 // fails neither Quizzes nor Purge: only the primaries hold what they need.
 func TestClusterDeadReplica(t *testing.T) {
-	needCluster(t)
+	redistest.NeedCluster(t)
 	ctx := context.Background()
 	e := newEnv(t)
 	primaries := redistest.Primaries(t, ctx, e.client)

@@ -7,7 +7,6 @@ package servertest_test
 import (
 	"context"
 	"crypto/sha1"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"strconv"
@@ -21,15 +20,15 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// env is a test's Store in a namespace of its own on a client, the target's
-// (newEnv) or a server's of the test's own (envWith).
+// env is a test's Store, in a namespace of its own purged at cleanup, on a
+// client: the target's (newEnv) or that of a server of the test's own
+// (envWith).
 type env struct {
-	t      testing.TB
-	ctx    context.Context
+	store  *kuis.Store
 	client rueidis.Client
 	ns     string
-	opts   []kuis.Option
-	store  *kuis.Store
+	ctx    context.Context
+	t      testing.TB
 }
 
 func newEnv(t testing.TB) *env {
@@ -37,14 +36,9 @@ func newEnv(t testing.TB) *env {
 	return envWith(t, redistest.Client(t))
 }
 
-// envWith is an env on client whose namespace is purged at cleanup.
 func envWith(t testing.TB, client rueidis.Client) *env {
 	t.Helper()
 	e := &env{t: t, ctx: context.Background(), client: client, ns: redistest.Namespace(t)}
-	e.opts = []kuis.Option{kuis.WithNamespace(e.ns)}
-	if redistest.Cluster() {
-		e.opts = append(e.opts, kuis.WithHashTag())
-	}
 	e.store = e.storeOn(client)
 	t.Cleanup(func() {
 		if _, err := e.store.Purge(context.Background()); err != nil {
@@ -54,10 +48,15 @@ func envWith(t testing.TB, client rueidis.Client) *env {
 	return e
 }
 
-// storeOn is a Store of the env's namespace on client, with extra options.
+// storeOn is a Store of the env's namespace (hash-tagged on a cluster) on
+// client, with the extra options.
 func (e *env) storeOn(client rueidis.Client, extra ...kuis.Option) *kuis.Store {
 	e.t.Helper()
-	s, err := kuis.New(client, append(e.opts[:len(e.opts):len(e.opts)], extra...)...)
+	opts := append([]kuis.Option{kuis.WithNamespace(e.ns)}, extra...)
+	if redistest.Cluster() {
+		opts = append(opts, kuis.WithHashTag())
+	}
+	s, err := kuis.New(client, opts...)
 	if err != nil {
 		e.t.Fatalf("kuis.New: %v", err)
 	}
@@ -115,15 +114,15 @@ func (e *env) running(questions int) (string, *kuis.Meta, *kuis.Board) {
 func (e *env) hostileQuiz(finished bool) string {
 	e.t.Helper()
 	id, m, b := e.running(5)
-	for _, a := range []kuis.AnswerInput{{Participant: "Ali", Question: 1}, {Participant: "Ali", Question: 2}, {Participant: "Budi", Question: 1}} {
-		if _, err := b.RecordAnswer(e.ctx, a.Participant, a.Question); err != nil {
-			e.t.Fatalf("RecordAnswer(%v): %v", a, err)
-		}
+	res, err := b.RecordAnswers(e.ctx, []kuis.AnswerInput{{Participant: "Ali", Question: 1}, {Participant: "Ali", Question: 2}, {Participant: "Budi", Question: 1}})
+	for _, r := range res {
+		err = errors.Join(err, r.Err)
 	}
-	if finished {
-		if err := m.Finish(e.ctx); err != nil {
-			e.t.Fatal(err)
-		}
+	if err == nil && finished {
+		err = m.Finish(e.ctx)
+	}
+	if err != nil {
+		e.t.Fatal(err)
 	}
 	return id
 }
@@ -175,19 +174,17 @@ type runCounter struct {
 	quizzes []int // quizzes per run
 }
 
-var recordSHA = func() string {
-	sum := sha1.Sum([]byte(script.RecordAnswer.Source()))
-	return hex.EncodeToString(sum[:])
-}()
+// recordSHA names the record script in EVALSHA.
+var recordSHA = fmt.Sprintf("%x", sha1.Sum([]byte(script.RecordAnswer.Source())))
 
 func newRunCounter(c rueidis.Client) *runCounter { return &runCounter{Client: c} }
 
 func (c *runCounter) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	if args := cmd.Commands(); len(args) > 3 && args[0] == "EVALSHA" && args[1] == recordSHA {
+	args := cmd.Commands()
+	if len(args) > 3 && args[0] == "EVALSHA" && args[1] == recordSHA {
 		keys, _ := strconv.Atoi(args[2])
 		c.mu.Lock()
-		c.runs = append(c.runs, (len(args)-3-keys)/3)
-		c.quizzes = append(c.quizzes, keys/5)
+		c.runs, c.quizzes = append(c.runs, (len(args)-3-keys)/3), append(c.quizzes, keys/5)
 		c.mu.Unlock()
 	}
 	return c.Client.Do(ctx, cmd)

@@ -164,3 +164,21 @@ func KeysByNode(t testing.TB, ctx context.Context, primaries map[string]rueidis.
 	}
 	return out
 }
+
+// NeedCluster skips the test unless the target is a Redis Cluster.
+func NeedCluster(t testing.TB) {
+	t.Helper()
+	if !Cluster() {
+		t.Skipf("needs a Redis Cluster (REDIS_CLUSTER_ADDRS); target is %s", Target())
+	}
+}
+
+// NodeID is the cluster node ID of the node c talks to (CLUSTER MYID).
+func NodeID(t testing.TB, ctx context.Context, c rueidis.Client) string {
+	t.Helper()
+	id, err := c.Do(ctx, c.B().ClusterMyid().Build()).ToString()
+	if err != nil {
+		t.Fatalf("CLUSTER MYID: %v", err)
+	}
+	return id
+}
