@@ -224,6 +224,15 @@ var (
 	commandCalls = redistest.CommandCalls
 )
 
+// recorder is redistest.Recorder under the names the root's tests call it by.
+type recorder struct{ *redistest.Recorder }
+
+func newRecorder(c rueidis.Client) recorder { return recorder{redistest.NewRecorder(c)} }
+
+func (r recorder) start() { r.Start() }
+
+func (r recorder) stop() []string { return r.Stop() }
+
 // csvRows takes the quiz's recap, writes it with WriteCSV and reads it back
 // with encoding/csv: the header row, then one row per participant.
 func (e *env) csvRows(id string) [][]string {

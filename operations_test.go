@@ -7,15 +7,12 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis"
 	"github.com/kuisboard/kuis/internal/redistest"
-	"github.com/redis/rueidis"
 )
 
 // TestOperationsTableIsThePackageDoc: doc.go shows the operations table the
@@ -309,98 +306,4 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 	if len(sent) != len(sends) {
 		t.Errorf("ran %d methods of the %d in the operations table", len(sent), len(sends))
 	}
-}
-
-// recorder is a client that records the name of every command sent between
-// start and stop ("CLUSTER|NODES" for a subcommand of CLUSTER), on
-// dedicated connections too.
-type recorder struct {
-	rueidis.Client
-	log *commandLog // shared with the recorders of its nodes
-}
-
-type commandLog struct {
-	mu        sync.Mutex
-	on        bool
-	seen      []string
-	dedicated atomic.Int64 // calls of Dedicated, whether on or not
-}
-
-func newRecorder(c rueidis.Client) *recorder { return &recorder{Client: c, log: &commandLog{}} }
-
-func (r *recorder) start() { r.log.mu.Lock(); r.log.on, r.log.seen = true, nil; r.log.mu.Unlock() }
-
-func (r *recorder) stop() []string {
-	r.log.mu.Lock()
-	defer r.log.mu.Unlock()
-	r.log.on = false
-	return r.log.seen
-}
-
-func (r *recorder) note(args []string) {
-	name := strings.ToUpper(args[0])
-	if name == "CLUSTER" && len(args) > 1 {
-		name += "|" + strings.ToUpper(args[1])
-	}
-	r.log.mu.Lock()
-	if r.log.on {
-		r.log.seen = append(r.log.seen, name)
-	}
-	r.log.mu.Unlock()
-}
-
-func (r *recorder) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	r.note(cmd.Commands())
-	return r.Client.Do(ctx, cmd)
-}
-
-func (r *recorder) DoMulti(ctx context.Context, cmds ...rueidis.Completed) []rueidis.RedisResult {
-	for _, c := range cmds {
-		r.note(c.Commands())
-	}
-	return r.Client.DoMulti(ctx, cmds...)
-}
-
-func (r *recorder) DoMultiCache(ctx context.Context, cmds ...rueidis.CacheableTTL) []rueidis.RedisResult {
-	for _, c := range cmds {
-		r.note(c.Cmd.Commands())
-	}
-	return r.Client.DoMultiCache(ctx, cmds...)
-}
-
-func (r *recorder) DoCache(ctx context.Context, cmd rueidis.Cacheable, ttl time.Duration) rueidis.RedisResult {
-	r.note(cmd.Commands())
-	return r.Client.DoCache(ctx, cmd, ttl)
-}
-
-func (r *recorder) Nodes() map[string]rueidis.Client {
-	out := map[string]rueidis.Client{}
-	for addr, n := range r.Client.Nodes() {
-		out[addr] = &recorder{Client: n, log: r.log}
-	}
-	return out
-}
-
-func (r *recorder) Dedicated(fn func(rueidis.DedicatedClient) error) error {
-	r.log.dedicated.Add(1)
-	return r.Client.Dedicated(func(d rueidis.DedicatedClient) error {
-		return fn(recordedConn{DedicatedClient: d, r: r})
-	})
-}
-
-type recordedConn struct {
-	rueidis.DedicatedClient
-	r *recorder
-}
-
-func (c recordedConn) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	c.r.note(cmd.Commands())
-	return c.DedicatedClient.Do(ctx, cmd)
-}
-
-func (c recordedConn) DoMulti(ctx context.Context, cmds ...rueidis.Completed) []rueidis.RedisResult {
-	for _, cmd := range cmds {
-		c.r.note(cmd.Commands())
-	}
-	return c.DedicatedClient.DoMulti(ctx, cmds...)
 }

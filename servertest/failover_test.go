@@ -25,10 +25,10 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// Ports of the failover tests' own servers (cluster bus ports 10000
-// above): the upper half of the replica tests' range, whose lower half
-// replicas_test.go of the root keeps, so that the two packages, run at the
-// same time, never race for a port.
+// Ports of the failover and replica tests' own servers (cluster bus ports
+// 10000 above): the upper half of the range whose lower half the root's
+// replicas_test.go keeps, so that the two packages, run at the same time,
+// never race for a port.
 const replicaPortLo, replicaPortHi = 33050, 33099
 
 // TestFailoverClusterKeepsAcknowledgedAnswers: a cluster of three primaries
@@ -38,7 +38,7 @@ const replicaPortLo, replicaPortHi = 33050, 33099
 func TestFailoverClusterKeepsAcknowledgedAnswers(t *testing.T) {
 	for _, waited := range []bool{true, false} {
 		t.Run(map[bool]string{true: "WithReplicas", false: "without"}[waited], func(t *testing.T) {
-			s := redistest.StandaloneServers(t, replicaPortLo, replicaPortHi)
+			s := replicaServers(t)
 			c := s.Cluster(3, 1, "--cluster-node-timeout", "1000")
 			for _, p := range c.Primaries {
 				if err := p.WaitReplicas(1); err != nil {
@@ -97,7 +97,7 @@ func TestFailoverClusterKeepsAcknowledgedAnswers(t *testing.T) {
 func TestFailoverStandaloneKeepsAcknowledgedAnswers(t *testing.T) {
 	for _, waited := range []bool{true, false} {
 		t.Run(map[bool]string{true: "WithReplicas", false: "without"}[waited], func(t *testing.T) {
-			s := redistest.StandaloneServers(t, replicaPortLo, replicaPortHi)
+			s := replicaServers(t)
 			primary, replica := s.PrimaryWithReplica()
 			client := redistest.ClientAt(t, primary.Addr())
 			var opts []kuis.Option
