@@ -15,6 +15,78 @@ import (
 	"github.com/kuisboard/kuis/internal/redistest"
 )
 
+// TestContractTable: the key schema ContractTable gives, in the default
+// form and namespaced with hash tags.
+func TestContractTable(t *testing.T) {
+	t.Parallel()
+	table := func(board, meta, answers, log, order, repairBoard, repairOrder, course, index, ledger string) string {
+		return "| key | type | writer | readers | content | scale | TTL |\n" +
+			"|---|---|---|---|---|---|---|\n" +
+			"| `" + board + "` | sorted set | quiz application | students and teacher | " +
+			"member = participant name, score = cumulative points (10 per correct answer) | " +
+			"one key per quiz, one member per participant | none while the quiz runs |\n" +
+			"| `" + meta + "` | hash | teacher | teacher and quiz application | " +
+			"fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`); " +
+			"when set, `kursus` (the course it folds into) and `kelas` (the class), written by Create only, " +
+			"and `tampilan` (`tampil`, `sembunyi` or `akhir`) | " +
+			"one key per quiz, three to six fields | none while the quiz runs |\n" +
+			"| `" + answers + "` | set | quiz application | quiz application, teacher and operator (recap, audit) | " +
+			"member = `<question>:<participant>` per counted answer | " +
+			"one key per quiz, one member per counted answer | none while the quiz runs |\n" +
+			"| `" + log + "` | stream | quiz application (teacher: the start and finish entries) | teacher (recap, audit) and quiz application (the feed) | " +
+			"first, the start entry: the single field `status` = `berjalan`, written by Create; then one entry per counted answer, " +
+			"in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms; " +
+			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips both | " +
+			"one key per quiz, one entry per counted answer, plus the start and the finish | none while the quiz runs |\n" +
+			"| `" + order + "` | sorted set | quiz application (operator: Repair) | students and teacher | " +
+			"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): " +
+			"points, then the earlier time | " +
+			"one key per quiz, one member per participant | none while the quiz runs |\n" +
+			"| `" + repairBoard + "` | sorted set | operator (Repair) | none: Repair renames it to the board | " +
+			"a board being rebuilt by Repair, as the board, plus one token member starting with a NUL byte; " +
+			"it exists only while Repair rebuilds | " +
+			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n" +
+			"| `" + repairOrder + "` | sorted set | operator (Repair) | none: Repair renames it to the order set | " +
+			"the order set being rebuilt with the board above, as the order set | " +
+			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n" +
+			"| `" + course + "` | sorted set | operator (Fold, Unfold, Repair) | students, teacher and quiz application | " +
+			"member = participant name, score = the points of every quiz instance folded into the course, each (instance, participant) once; " +
+			"its members are exactly the participants the ledgers hold, 0-point ones included | " +
+			"one key per course, one member per participant | none |\n" +
+			"| `" + index + "` | hash | operator (Fold, Unfold) | teacher, operator and quiz application (quizzes, recap, audit, repair) | " +
+			"the quiz index: field `<quiz>@<instance>` (the instance the quiz log's start entry names) = the instance's marker " +
+			"`<possible> <participants> <points> <digest> <folded_ms>`: 10 x `jumlah_soal`, the recap's standings and their points, " +
+			"the recap's digest, and the server's time in ms when the fold was complete (0 while it is in parts) | " +
+			"one key per course, one field per folded quiz instance | none |\n" +
+			"| `" + ledger + "` | hash | operator (Fold, Unfold) | teacher, operator and quiz application (recap, audit, repair) | " +
+			"the ledger of one folded quiz instance: participant = the points it gave them (a multiple of 10, 0 included), " +
+			"written with the total in one step | one key per folded quiz instance, one field per participant of its recap | none |\n"
+	}
+	tests := []struct {
+		name string
+		opts []kuis.Option
+		want string
+	}{
+		{"default", nil, table("kuis:papan:<quiz>", "kuis:meta:<quiz>", "kuis:jawaban:<quiz>", "kuis:catatan:<quiz>", "kuis:urutan:<quiz>",
+			"kuis:papan-baru:<quiz>", "kuis:urutan-baru:<quiz>", "kuis:kursus:<course>", "kuis:kursus-kuis:<course>",
+			"kuis:kursus-rincian:<course>:<quiz>@<instance>")},
+		{"namespaced and hash-tagged", []kuis.Option{kuis.WithNamespace("sekolah"), kuis.WithHashTag()},
+			table("sekolah:papan:{<quiz>}", "sekolah:meta:{<quiz>}", "sekolah:jawaban:{<quiz>}",
+				"sekolah:catatan:{<quiz>}", "sekolah:urutan:{<quiz>}",
+				"sekolah:papan-baru:{<quiz>}", "sekolah:urutan-baru:{<quiz>}",
+				"sekolah:kursus:{<course>}", "sekolah:kursus-kuis:{<course>}", "sekolah:kursus-rincian:{<course>}:<quiz>@<instance>")},
+	}
+	for _, tt := range tests {
+		got, err := kuis.ContractTable(tt.opts...)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: ContractTable (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
+
 // TestOperationsTableIsThePackageDoc: doc.go shows the operations table the
 // library's ACLRules are made from, line for line.
 func TestOperationsTableIsThePackageDoc(t *testing.T) {
