@@ -154,7 +154,10 @@ func (srv *Server) WaitReplicas(n int) error {
 			return nil
 		}
 	}
-	return fmt.Errorf("redistest: ROLE of %s = %q, %v; want a primary with %d replicas", srv.Addr(), role, err, n)
+	if err != nil {
+		return fmt.Errorf("redistest: ROLE of %s, waiting for %d replicas: %w", srv.Addr(), n, err)
+	}
+	return fmt.Errorf("redistest: ROLE of %s = %q; want a primary with %d replicas", srv.Addr(), role, n)
 }
 
 // start starts one server, on another free port when the one chosen was
