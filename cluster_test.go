@@ -3,8 +3,11 @@ package kuis_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net"
 	"slices"
 	"strconv"
+	"sync"
 	"testing"
 	"time"
 
@@ -242,17 +245,7 @@ func everyOperation(t *testing.T, e *env, i int, id string) {
 // primaryNodes returns the client of each primary of the cluster, by ROLE.
 func primaryNodes(t *testing.T, e *env) map[string]rueidis.Client {
 	t.Helper()
-	out := map[string]rueidis.Client{}
-	for addr, node := range e.client.Nodes() {
-		role, err := node.Do(e.ctx, node.B().Role().Build()).ToArray()
-		if err != nil || len(role) == 0 {
-			t.Fatalf("ROLE on %s: %v", addr, err)
-		}
-		if name, _ := role[0].ToString(); name == "master" {
-			out[addr] = node
-		}
-	}
-	return out
+	return redistest.Primaries(t, e.ctx, e.client)
 }
 
 // ownerOf returns the address of the primary that serves key: a node answers
@@ -279,24 +272,394 @@ func ownerOf(t *testing.T, e *env, key string) string {
 // env's namespace it holds, and returns key -> primary address.
 func keysByNode(t *testing.T, e *env, primaries map[string]rueidis.Client) map[string]string {
 	t.Helper()
-	out := map[string]string{}
-	for addr, node := range primaries {
-		var cursor uint64
-		for {
-			entry, err := node.Do(e.ctx, node.B().Scan().Cursor(cursor).Match(e.ns+":*").Count(100).Build()).AsScanEntry()
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, k := range entry.Elements {
-				if prev, ok := out[k]; ok && prev != addr {
-					t.Errorf("key %s on %s and %s", k, prev, addr)
+	return redistest.KeysByNode(t, e.ctx, primaries, e.ns+":*")
+}
+
+// node sends one command to one node and returns the reply.
+func node(ctx context.Context, c rueidis.Client, cmd ...string) rueidis.RedisResult {
+	return c.Do(ctx, c.B().Arbitrary(cmd...).Build())
+}
+
+// TestClusterSlotMovesMidScan: a slot that moves while Purge or Quizzes scans
+// the primaries one by one, from a primary not yet scanned to one already
+// scanned, is still seen. The move is real (CLUSTER SETSLOT, MIGRATE), made
+// between two SCAN pages; "moved" finishes it there, "open" leaves the slot
+// migrating until the call returned.
+func TestClusterSlotMovesMidScan(t *testing.T) {
+	redistest.NeedCluster(t)
+	for _, mode := range []string{"moved", "open"} {
+		for _, op := range []string{"Quizzes", "Purge"} {
+			t.Run(op+"/"+mode, func(t *testing.T) { slotMoveCase(t, op, mode == "open") })
+		}
+	}
+}
+
+func slotMoveCase(t *testing.T, op string, leaveOpen bool) {
+	e := newEnv(t)
+	primaries := primaryNodes(t, e)
+	if len(primaries) != 3 {
+		t.Fatalf("%d primaries; the test needs three", len(primaries))
+	}
+	ids := map[string]string{} // primary address -> node ID
+	for addr, p := range primaries {
+		ids[addr] = redistest.NodeID(t, e.ctx, p)
+	}
+	// Three quizzes, two keys each, on every primary.
+	byOwner := map[string][]string{}
+	var all []string
+	for len(all) < 9 {
+		id := quizID()
+		k := e.keys(id)
+		owner := ownerOf(t, e, k.Meta())
+		if len(byOwner[owner]) == 3 {
+			continue
+		}
+		if err := e.meta(id).Create(e.ctx, "Kuis "+id, 3); err != nil {
+			t.Fatal(err)
+		}
+		e.mustRaw("ZINCRBY", k.Board(), "10", "Ali")
+		byOwner[owner] = append(byOwner[owner], id)
+		all = append(all, id)
+	}
+	slices.Sort(all)
+
+	// When the second primary's scan begins, the third one's quizzes move to
+	// the first, which will not be scanned again.
+	var first string
+	moved := 0
+	hook := func(addr string) {
+		switch {
+		case moved > 0 || addr == "" || addr == first:
+		case first == "":
+			first = addr
+		default:
+			for third := range primaries {
+				if third == first || third == addr {
+					continue
 				}
-				out[k] = addr
-			}
-			if cursor = entry.Cursor; cursor == 0 {
-				break
+				for _, id := range byOwner[third] {
+					slot, err := e.client.Do(e.ctx, e.client.B().ClusterKeyslot().Key(e.keys(id).Meta()).Build()).AsInt64()
+					if err != nil {
+						t.Errorf("CLUSTER KEYSLOT: %v", err)
+						return
+					}
+					if err := moveSlot(t, e.ctx, primaries, ids, slot, third, first, !leaveOpen); err != nil {
+						t.Errorf("moving slot %d of %s from %s to %s: %v", slot, id, third, first, err)
+						return
+					}
+					moved++
+				}
 			}
 		}
 	}
+	s := e.tunedOn(&scanWatch{Client: e.client, after: hook}, kuis.Tuning{ScanCount: 2})
+	switch op {
+	case "Quizzes":
+		got, err := s.Quizzes(e.ctx)
+		if diff := cmp.Diff(all, got); err != nil || diff != "" {
+			t.Errorf("Quizzes: %v (-want +got):\n%s", err, diff)
+		}
+	case "Purge":
+		if n, err := s.Purge(e.ctx); err != nil || n != int64(3*len(all)) { // meta, log and board of each quiz
+			t.Errorf("Purge = %d, %v; want %d, nil", n, err, 3*len(all))
+		}
+		if left := keysByNode(t, e, primaries); len(left) != 0 {
+			t.Errorf("keys left after Purge: %v", left)
+		}
+	}
+	if moved != 3 {
+		t.Errorf("%d slots moved during the scan, want 3", moved)
+	}
+}
+
+// moveSlot migrates slot from primary from to primary to as redis-cli
+// --cluster reshard does: IMPORTING on the target, MIGRATING on the source,
+// MIGRATE of its keys, then (with finish) the new owner on every primary.
+// An unfinished move is finished at cleanup.
+func moveSlot(t *testing.T, ctx context.Context, primaries map[string]rueidis.Client, ids map[string]string, slot int64, from, to string, finish bool) error {
+	src, dst, n := primaries[from], primaries[to], strconv.FormatInt(slot, 10)
+	if err := node(ctx, dst, "CLUSTER", "SETSLOT", n, "IMPORTING", ids[from]).Error(); err != nil {
+		return err
+	}
+	if err := node(ctx, src, "CLUSTER", "SETSLOT", n, "MIGRATING", ids[to]).Error(); err != nil {
+		return err
+	}
+	host, port, _ := net.SplitHostPort(to)
+	for {
+		keys, err := node(ctx, src, "CLUSTER", "GETKEYSINSLOT", n, "100").AsStrSlice()
+		if err != nil || len(keys) == 0 {
+			if err != nil {
+				return err
+			}
+			break
+		}
+		args := append([]string{"MIGRATE", host, port, "", "0", "5000", "KEYS"}, keys...)
+		if err := node(ctx, src, args...).Error(); err != nil {
+			return err
+		}
+	}
+	assign := func() error {
+		// The target first, as redis-cli does: it then owns the slot whatever
+		// the source says meanwhile.
+		for _, addr := range append([]string{to, from}, otherThan(primaries, to, from)...) {
+			if err := node(ctx, primaries[addr], "CLUSTER", "SETSLOT", n, "NODE", ids[to]).Error(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if finish {
+		return assign()
+	}
+	t.Cleanup(func() {
+		if err := assign(); err != nil {
+			t.Errorf("finishing the move of slot %s: %v", n, err)
+		}
+	})
+	return nil
+}
+
+// otherThan lists the addresses of primaries other than the ones given.
+func otherThan(primaries map[string]rueidis.Client, not ...string) []string {
+	var out []string
+	for addr := range primaries {
+		if !slices.Contains(not, addr) {
+			out = append(out, addr)
+		}
+	}
 	return out
+}
+
+// TestClusterMigrationOpenThroughout: slots that migrate from before the call
+// until after it, and whose keys move between two SCAN pages from a primary
+// not scanned yet to one already scanned, are still seen, although the
+// layout reads the same before and after the scan.
+func TestClusterMigrationOpenThroughout(t *testing.T) {
+	redistest.NeedCluster(t)
+	for _, op := range []string{"Quizzes", "Purge"} {
+		t.Run(op, func(t *testing.T) { openMigrationCase(t, op) })
+	}
+}
+
+func openMigrationCase(t *testing.T, op string) {
+	e := newEnv(t)
+	primaries := primaryNodes(t, e)
+	if len(primaries) != 3 {
+		t.Fatalf("%d primaries; the test needs three", len(primaries))
+	}
+	ids := map[string]string{} // primary address -> node ID
+	for addr, p := range primaries {
+		ids[addr] = redistest.NodeID(t, e.ctx, p)
+	}
+	// The scan order is not known in advance: one quiz, in a slot of its
+	// own, migrating between every ordered pair of primaries.
+	type move struct{ from, to string }
+	type quiz struct {
+		id   string
+		slot int64
+	}
+	quizzes, taken := map[move]quiz{}, map[int64]bool{}
+	var all []string
+	var movedKeys move
+	// Only the migration whose keys moved is finished: Redis 7.0 can lose a
+	// slot (no node claims it) when several finish in every direction at once.
+	t.Cleanup(func() {
+		for m, q := range quizzes {
+			if m == movedKeys {
+				if err := moveSlot(t, e.ctx, primaries, ids, q.slot, m.from, m.to, true); err != nil {
+					t.Errorf("finishing the move of slot %d: %v", q.slot, err)
+				}
+				continue
+			}
+			for _, addr := range []string{m.to, m.from} {
+				if err := node(e.ctx, primaries[addr], "CLUSTER", "SETSLOT", strconv.FormatInt(q.slot, 10), "STABLE").Error(); err != nil {
+					t.Errorf("CLUSTER SETSLOT %d STABLE on %s: %v", q.slot, addr, err)
+				}
+			}
+		}
+	})
+	for len(quizzes) < len(primaries)*(len(primaries)-1) {
+		id := quizID()
+		k := e.keys(id)
+		slot, err := e.client.Do(e.ctx, e.client.B().ClusterKeyslot().Key(k.Meta()).Build()).AsInt64()
+		if err != nil {
+			t.Fatalf("CLUSTER KEYSLOT: %v", err)
+		}
+		from := ownerOf(t, e, k.Meta())
+		var m move
+		for to := range primaries {
+			if _, ok := quizzes[move{from, to}]; to != from && !ok && !taken[slot] {
+				m = move{from, to}
+			}
+		}
+		if m.to == "" {
+			continue
+		}
+		if err := e.meta(id).Create(e.ctx, "Kuis "+id, 3); err != nil {
+			t.Fatal(err)
+		}
+		e.mustRaw("ZINCRBY", k.Board(), "10", "Ali")
+		quizzes[m], taken[slot] = quiz{id, slot}, true
+		all = append(all, id)
+		n := strconv.FormatInt(slot, 10)
+		if err := node(e.ctx, primaries[m.to], "CLUSTER", "SETSLOT", n, "IMPORTING", ids[m.from]).Error(); err != nil {
+			t.Fatal(err)
+		}
+		if err := node(e.ctx, primaries[m.from], "CLUSTER", "SETSLOT", n, "MIGRATING", ids[m.to]).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	slices.Sort(all)
+
+	// When the second primary's scan begins, the keys of the quiz migrating
+	// from the third to the first move there.
+	var first string
+	moved := 0
+	hook := func(addr string) {
+		switch {
+		case moved > 0 || addr == first:
+		case first == "":
+			first = addr
+		default:
+			third := otherThan(primaries, first, addr)[0]
+			k := e.keys(quizzes[move{third, first}].id)
+			host, port, _ := net.SplitHostPort(first)
+			if err := node(e.ctx, primaries[third], "MIGRATE", host, port, "", "0", "5000", "KEYS", k.Meta(), k.Board()).Error(); err != nil {
+				t.Errorf("MIGRATE from %s to %s: %v", third, first, err)
+			}
+			movedKeys = move{third, first}
+			moved++
+		}
+	}
+	s := e.tunedOn(&scanWatch{Client: e.client, after: hook}, kuis.Tuning{ScanCount: 2})
+	switch op {
+	case "Quizzes":
+		got, err := s.Quizzes(e.ctx)
+		if diff := cmp.Diff(all, got); err != nil || diff != "" {
+			t.Errorf("Quizzes: %v (-want +got):\n%s", err, diff)
+		}
+	case "Purge":
+		if n, err := s.Purge(e.ctx); err != nil || n != int64(3*len(all)) { // meta, log and board of each quiz
+			t.Errorf("Purge = %d, %v; want %d, nil", n, err, 3*len(all))
+		}
+		if left := keysByNode(t, e, primaries); len(left) != 0 {
+			t.Errorf("keys left after Purge: %v", left)
+		}
+	}
+	if moved != 1 {
+		t.Errorf("keys moved %d times during the scan, want 1", moved)
+	}
+}
+
+// TestClusterTryAgainIsSentAgain: while the quiz's slot migrates with some of
+// its keys moved and some not, a Redis Cluster answers TRYAGAIN to a script
+// on the quiz's keys without running it. The library sends it again after a
+// short pause, while the caller's context lives: once the migration is done
+// the answer counts, and the recap reads, with no error.
+func TestClusterTryAgainIsSentAgain(t *testing.T) {
+	redistest.NeedCluster(t)
+	e := newEnv(t)
+	primaries := primaryNodes(t, e)
+	ids := map[string]string{}
+	for addr, p := range primaries {
+		ids[addr] = redistest.NodeID(t, e.ctx, p)
+	}
+	id, _, _ := e.reference()
+	k := e.keys(id)
+	slot, err := e.client.Do(e.ctx, e.client.B().ClusterKeyslot().Key(k.Meta()).Build()).AsInt64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := ownerOf(t, e, k.Meta())
+	to := otherThan(primaries, from)[0]
+	src, dst, n := primaries[from], primaries[to], strconv.FormatInt(slot, 10)
+	for _, c := range []struct {
+		node rueidis.Client
+		cmd  []string
+	}{{dst, []string{"CLUSTER", "SETSLOT", n, "IMPORTING", ids[from]}}, {src, []string{"CLUSTER", "SETSLOT", n, "MIGRATING", ids[to]}}} {
+		if err := node(e.ctx, c.node, c.cmd...).Error(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	host, port, _ := net.SplitHostPort(to)
+	if err := node(e.ctx, src, "MIGRATE", host, port, "", "0", "5000", "KEYS", k.Board()).Error(); err != nil {
+		t.Fatal(err) // the board moves, meta and the rest stay: half migrated
+	}
+	watch := &tryAgainWatch{Client: e.client, seen: make(chan struct{})}
+	s := e.storeOn(watch)
+	ctx, cancel := context.WithTimeout(e.ctx, 30*time.Second)
+	defer cancel()
+	type result struct {
+		name string
+		err  error
+	}
+	results := make(chan result, 2)
+	b, _ := handles(t, s, id)
+	go func() {
+		a, err := b.RecordAnswer(ctx, "Eka", 1)
+		if err == nil && a != (kuis.Answer{Score: 10}) {
+			err = fmt.Errorf("answer %+v, want 10 points", a)
+		}
+		results <- result{"RecordAnswer", err}
+	}()
+	go func() { _, err := s.Recap(ctx, id); results <- result{"Recap", err} }()
+	select {
+	case <-watch.seen:
+	case <-ctx.Done():
+		t.Fatal("no call was answered TRYAGAIN")
+	}
+	if err := moveSlot(t, e.ctx, primaries, ids, slot, from, to, true); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if r := <-results; r.err != nil {
+			t.Errorf("%s while the slot migrated: %v", r.name, r.err)
+		}
+	}
+}
+
+// scanWatch is a client whose nodes call after, with the node's address,
+// once each of their SCAN pages is answered: a test moves keys between the
+// pages of a scan with it.
+type scanWatch struct {
+	rueidis.Client
+	after func(addr string)
+}
+
+func (c *scanWatch) Nodes() map[string]rueidis.Client {
+	nodes := c.Client.Nodes()
+	for addr, n := range nodes {
+		nodes[addr] = &nodeScanWatch{Client: n, addr: addr, after: c.after}
+	}
+	return nodes
+}
+
+type nodeScanWatch struct {
+	rueidis.Client
+	addr  string
+	after func(addr string)
+}
+
+func (c *nodeScanWatch) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	scan := cmd.Commands()[0] == "SCAN" // rueidis recycles cmd once it is answered
+	res := c.Client.Do(ctx, cmd)
+	if scan {
+		c.after(c.addr)
+	}
+	return res
+}
+
+// tryAgainWatch closes seen when a command is first answered TRYAGAIN.
+type tryAgainWatch struct {
+	rueidis.Client
+	seen chan struct{}
+	once sync.Once
+}
+
+func (c *tryAgainWatch) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
+	res := c.Client.Do(ctx, cmd)
+	if re, ok := rueidis.IsRedisErr(res.Error()); ok && re.IsTryAgain() {
+		c.once.Do(func() { close(c.seen) })
+	}
+	return res
 }

@@ -1514,14 +1514,14 @@ func TestCourseNoWriteNoWait(t *testing.T) {
 	if redistest.Target() != "standalone" {
 		return
 	}
-	primary, _ := primaryWithReplica(t, redistest.NewServers(t, 17700, 17799))
-	rec = newRecorder(ownClient(t, primary.Addr()))
+	primary, _ := redistest.NewServers(t, 17700, 17799).PrimaryWithReplica()
+	rec = newRecorder(redistest.ClientAt(t, primary.Addr()))
 	s, err := kuis.New(rec, kuis.WithReplicas(1, 10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
 	c = courseOn(t, s, courseID())
-	e = envWith(t, ownClient(t, primary.Addr()))
+	e = envWith(t, redistest.ClientAt(t, primary.Addr()))
 	rec.start()
 	cs := calls(e, c)
 	if sent := rec.stop(); countOf(sent, "WAIT") == 0 {

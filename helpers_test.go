@@ -6,7 +6,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"runtime"
-	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -218,104 +217,21 @@ func (e *env) dump(keys ...string) map[string]string {
 	return dumpKeys(e.t, e.ctx, e.client, keys...)
 }
 
-// dumpKeys describes each key's type, whether it has a TTL, and its whole
-// content in a comparable form ("none" for a missing key), so a test can prove
-// that a call changed nothing and created nothing, not even an empty key.
-func dumpKeys(t testing.TB, ctx context.Context, client rueidis.Client, keys ...string) map[string]string {
-	t.Helper()
-	out := make(map[string]string, len(keys))
-	for _, key := range keys {
-		typ, err := client.Do(ctx, client.B().Type().Key(key).Build()).ToString()
-		if err != nil {
-			t.Fatalf("TYPE %s: %v", key, err)
-		}
-		var content []string
-		switch typ {
-		case "none":
-			out[key] = typ
-			continue
-		case "string":
-			var s string
-			s, err = client.Do(ctx, client.B().Get().Key(key).Build()).ToString()
-			content = []string{s}
-		case "list":
-			content, err = client.Do(ctx, client.B().Lrange().Key(key).Start(0).Stop(-1).Build()).AsStrSlice()
-		case "set":
-			content, err = client.Do(ctx, client.B().Smembers().Key(key).Build()).AsStrSlice()
-			sort.Strings(content)
-		case "hash":
-			var m map[string]string
-			m, err = client.Do(ctx, client.B().Hgetall().Key(key).Build()).AsStrMap()
-			for f, v := range m {
-				content = append(content, strconv.Quote(f)+"="+strconv.Quote(v))
-			}
-			sort.Strings(content)
-		case "stream":
-			var entries []rueidis.XRangeEntry
-			entries, err = client.Do(ctx, client.B().Xrange().Key(key).Start("-").End("+").Build()).AsXRange()
-			for _, x := range entries {
-				fields := make([]string, 0, len(x.FieldValues))
-				for f, v := range x.FieldValues {
-					fields = append(fields, strconv.Quote(f)+"="+strconv.Quote(v))
-				}
-				sort.Strings(fields)
-				content = append(content, x.ID+"{"+strings.Join(fields, ",")+"}")
-			}
-		case "zset":
-			var zs []rueidis.ZScore
-			zs, err = client.Do(ctx, client.B().Zrange().Key(key).Min("0").Max("-1").Withscores().Build()).AsZScores()
-			for _, z := range zs {
-				content = append(content, strconv.Quote(z.Member)+"="+strconv.FormatFloat(z.Score, 'f', -1, 64))
-			}
-		default:
-			t.Fatalf("TYPE %s = %s: not a type these tests write", key, typ)
-		}
-		if err != nil {
-			t.Fatalf("reading %s %s: %v", typ, key, err)
-		}
-		ttl, err := client.Do(ctx, client.B().Pttl().Key(key).Build()).AsInt64()
-		if err != nil {
-			t.Fatalf("PTTL %s: %v", key, err)
-		}
-		expiry := "no TTL"
-		if ttl != -1 {
-			expiry = "a TTL" // not its value: it counts down between two reads
-		}
-		out[key] = fmt.Sprintf("%s, %s: [%s]", typ, expiry, strings.Join(content, " "))
-	}
-	return out
-}
+// dumpKeys and commandCalls read a server behind the library's back; the
+// tests of servertest/ share them.
+var (
+	dumpKeys     = redistest.DumpKeys
+	commandCalls = redistest.CommandCalls
+)
 
-// commandCalls sums, over every node of client, the calls= count of each
-// named command in INFO commandstats (0 for a command never run). Only a real
-// server keeps these statistics.
-func commandCalls(t testing.TB, ctx context.Context, client rueidis.Client, commands ...string) map[string]int64 {
-	t.Helper()
-	out := make(map[string]int64, len(commands))
-	for _, c := range commands {
-		out[c] = 0
-	}
-	for addr, node := range client.Nodes() {
-		info, err := node.Do(ctx, node.B().Info().Section("commandstats").Build()).ToString()
-		if err != nil {
-			t.Fatalf("INFO commandstats on %s: %v", addr, err)
-		}
-		for _, line := range strings.Split(info, "\n") {
-			name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
-			cmd, isStat := strings.CutPrefix(name, "cmdstat_")
-			if _, want := out[cmd]; !ok || !isStat || !want {
-				continue
-			}
-			calls, _, _ := strings.Cut(strings.TrimPrefix(rest, "calls="), ",")
-			n, err := strconv.ParseInt(calls, 10, 64)
-			if err != nil {
-				t.Fatalf("INFO commandstats on %s, line %q: %v", addr, line, err)
-			}
-			out[cmd] += n
-		}
-	}
-	return out
-}
+// recorder is redistest.Recorder under the names the root's tests call it by.
+type recorder struct{ *redistest.Recorder }
+
+func newRecorder(c rueidis.Client) recorder { return recorder{redistest.NewRecorder(c)} }
+
+func (r recorder) start() { r.Start() }
+
+func (r recorder) stop() []string { return r.Stop() }
 
 // csvRows takes the quiz's recap, writes it with WriteCSV and reads it back
 // with encoding/csv: the header row, then one row per participant.

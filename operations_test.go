@@ -7,16 +7,85 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis"
 	"github.com/kuisboard/kuis/internal/redistest"
-	"github.com/redis/rueidis"
 )
+
+// TestContractTable: the key schema ContractTable gives, in the default
+// form and namespaced with hash tags.
+func TestContractTable(t *testing.T) {
+	t.Parallel()
+	table := func(board, meta, answers, log, order, repairBoard, repairOrder, course, index, ledger string) string {
+		return "| key | type | writer | readers | content | scale | TTL |\n" +
+			"|---|---|---|---|---|---|---|\n" +
+			"| `" + board + "` | sorted set | quiz application | students and teacher | " +
+			"member = participant name, score = cumulative points (10 per correct answer) | " +
+			"one key per quiz, one member per participant | none while the quiz runs |\n" +
+			"| `" + meta + "` | hash | teacher | teacher and quiz application | " +
+			"fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`); " +
+			"when set, `kursus` (the course it folds into) and `kelas` (the class), written by Create only, " +
+			"and `tampilan` (`tampil`, `sembunyi` or `akhir`) | " +
+			"one key per quiz, three to six fields | none while the quiz runs |\n" +
+			"| `" + answers + "` | set | quiz application | quiz application, teacher and operator (recap, audit) | " +
+			"member = `<question>:<participant>` per counted answer | " +
+			"one key per quiz, one member per counted answer | none while the quiz runs |\n" +
+			"| `" + log + "` | stream | quiz application (teacher: the start and finish entries) | teacher (recap, audit) and quiz application (the feed) | " +
+			"first, the start entry: the single field `status` = `berjalan`, written by Create; then one entry per counted answer, " +
+			"in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms; " +
+			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips both | " +
+			"one key per quiz, one entry per counted answer, plus the start and the finish | none while the quiz runs |\n" +
+			"| `" + order + "` | sorted set | quiz application (operator: Repair) | students and teacher | " +
+			"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): " +
+			"points, then the earlier time | " +
+			"one key per quiz, one member per participant | none while the quiz runs |\n" +
+			"| `" + repairBoard + "` | sorted set | operator (Repair) | none: Repair renames it to the board | " +
+			"a board being rebuilt by Repair, as the board, plus one token member starting with a NUL byte; " +
+			"it exists only while Repair rebuilds | " +
+			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n" +
+			"| `" + repairOrder + "` | sorted set | operator (Repair) | none: Repair renames it to the order set | " +
+			"the order set being rebuilt with the board above, as the order set | " +
+			"at most one key per quiz, for the length of a Repair | none while the quiz runs |\n" +
+			"| `" + course + "` | sorted set | operator (Fold, Unfold, Repair) | students, teacher and quiz application | " +
+			"member = participant name, score = the points of every quiz instance folded into the course, each (instance, participant) once; " +
+			"its members are exactly the participants the ledgers hold, 0-point ones included | " +
+			"one key per course, one member per participant | none |\n" +
+			"| `" + index + "` | hash | operator (Fold, Unfold) | teacher, operator and quiz application (quizzes, recap, audit, repair) | " +
+			"the quiz index: field `<quiz>@<instance>` (the instance the quiz log's start entry names) = the instance's marker " +
+			"`<possible> <participants> <points> <digest> <folded_ms>`: 10 x `jumlah_soal`, the recap's standings and their points, " +
+			"the recap's digest, and the server's time in ms when the fold was complete (0 while it is in parts) | " +
+			"one key per course, one field per folded quiz instance | none |\n" +
+			"| `" + ledger + "` | hash | operator (Fold, Unfold) | teacher, operator and quiz application (recap, audit, repair) | " +
+			"the ledger of one folded quiz instance: participant = the points it gave them (a multiple of 10, 0 included), " +
+			"written with the total in one step | one key per folded quiz instance, one field per participant of its recap | none |\n"
+	}
+	tests := []struct {
+		name string
+		opts []kuis.Option
+		want string
+	}{
+		{"default", nil, table("kuis:papan:<quiz>", "kuis:meta:<quiz>", "kuis:jawaban:<quiz>", "kuis:catatan:<quiz>", "kuis:urutan:<quiz>",
+			"kuis:papan-baru:<quiz>", "kuis:urutan-baru:<quiz>", "kuis:kursus:<course>", "kuis:kursus-kuis:<course>",
+			"kuis:kursus-rincian:<course>:<quiz>@<instance>")},
+		{"namespaced and hash-tagged", []kuis.Option{kuis.WithNamespace("sekolah"), kuis.WithHashTag()},
+			table("sekolah:papan:{<quiz>}", "sekolah:meta:{<quiz>}", "sekolah:jawaban:{<quiz>}",
+				"sekolah:catatan:{<quiz>}", "sekolah:urutan:{<quiz>}",
+				"sekolah:papan-baru:{<quiz>}", "sekolah:urutan-baru:{<quiz>}",
+				"sekolah:kursus:{<course>}", "sekolah:kursus-kuis:{<course>}", "sekolah:kursus-rincian:{<course>}:<quiz>@<instance>")},
+	}
+	for _, tt := range tests {
+		got, err := kuis.ContractTable(tt.opts...)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: ContractTable (-want +got):\n%s", tt.name, diff)
+		}
+	}
+}
 
 // TestOperationsTableIsThePackageDoc: doc.go shows the operations table the
 // library's ACLRules are made from, line for line.
@@ -309,98 +378,4 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 	if len(sent) != len(sends) {
 		t.Errorf("ran %d methods of the %d in the operations table", len(sent), len(sends))
 	}
-}
-
-// recorder is a client that records the name of every command sent between
-// start and stop ("CLUSTER|NODES" for a subcommand of CLUSTER), on
-// dedicated connections too.
-type recorder struct {
-	rueidis.Client
-	log *commandLog // shared with the recorders of its nodes
-}
-
-type commandLog struct {
-	mu        sync.Mutex
-	on        bool
-	seen      []string
-	dedicated atomic.Int64 // calls of Dedicated, whether on or not
-}
-
-func newRecorder(c rueidis.Client) *recorder { return &recorder{Client: c, log: &commandLog{}} }
-
-func (r *recorder) start() { r.log.mu.Lock(); r.log.on, r.log.seen = true, nil; r.log.mu.Unlock() }
-
-func (r *recorder) stop() []string {
-	r.log.mu.Lock()
-	defer r.log.mu.Unlock()
-	r.log.on = false
-	return r.log.seen
-}
-
-func (r *recorder) note(args []string) {
-	name := strings.ToUpper(args[0])
-	if name == "CLUSTER" && len(args) > 1 {
-		name += "|" + strings.ToUpper(args[1])
-	}
-	r.log.mu.Lock()
-	if r.log.on {
-		r.log.seen = append(r.log.seen, name)
-	}
-	r.log.mu.Unlock()
-}
-
-func (r *recorder) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	r.note(cmd.Commands())
-	return r.Client.Do(ctx, cmd)
-}
-
-func (r *recorder) DoMulti(ctx context.Context, cmds ...rueidis.Completed) []rueidis.RedisResult {
-	for _, c := range cmds {
-		r.note(c.Commands())
-	}
-	return r.Client.DoMulti(ctx, cmds...)
-}
-
-func (r *recorder) DoMultiCache(ctx context.Context, cmds ...rueidis.CacheableTTL) []rueidis.RedisResult {
-	for _, c := range cmds {
-		r.note(c.Cmd.Commands())
-	}
-	return r.Client.DoMultiCache(ctx, cmds...)
-}
-
-func (r *recorder) DoCache(ctx context.Context, cmd rueidis.Cacheable, ttl time.Duration) rueidis.RedisResult {
-	r.note(cmd.Commands())
-	return r.Client.DoCache(ctx, cmd, ttl)
-}
-
-func (r *recorder) Nodes() map[string]rueidis.Client {
-	out := map[string]rueidis.Client{}
-	for addr, n := range r.Client.Nodes() {
-		out[addr] = &recorder{Client: n, log: r.log}
-	}
-	return out
-}
-
-func (r *recorder) Dedicated(fn func(rueidis.DedicatedClient) error) error {
-	r.log.dedicated.Add(1)
-	return r.Client.Dedicated(func(d rueidis.DedicatedClient) error {
-		return fn(recordedConn{DedicatedClient: d, r: r})
-	})
-}
-
-type recordedConn struct {
-	rueidis.DedicatedClient
-	r *recorder
-}
-
-func (c recordedConn) Do(ctx context.Context, cmd rueidis.Completed) rueidis.RedisResult {
-	c.r.note(cmd.Commands())
-	return c.DedicatedClient.Do(ctx, cmd)
-}
-
-func (c recordedConn) DoMulti(ctx context.Context, cmds ...rueidis.Completed) []rueidis.RedisResult {
-	for _, cmd := range cmds {
-		c.r.note(cmd.Commands())
-	}
-	return c.DedicatedClient.DoMulti(ctx, cmds...)
 }

@@ -4,6 +4,11 @@
 // for a Redis Cluster, else REDIS_ADDR for a standalone server, else an in-process miniredis.
 // Nothing here ever runs FLUSHALL or FLUSHDB: tests share real servers and keep apart by
 // using a [Namespace] of their own.
+//
+// It also holds what tests of several packages share and what knows nothing of quizzes: the
+// servers of a test's own ([Servers]), a client that records what it sends ([Recorder]), and
+// reads of a server behind the library's back ([DumpKeys], [CommandCalls], [Primaries],
+// [KeysByNode]).
 package redistest
 
 import (

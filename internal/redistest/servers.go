@@ -66,6 +66,17 @@ func NewServers(t testing.TB, lo, hi int) *Servers {
 	return &Servers{t: t, lo: lo, hi: hi, taken: map[int]bool{}}
 }
 
+// StandaloneServers is NewServers for tests whose servers are standalone
+// or of their own cluster: they run once, in the standalone target's run
+// (REDIS_ADDR), and it skips the test on any other target.
+func StandaloneServers(t testing.TB, lo, hi int) *Servers {
+	t.Helper()
+	if target := Target(); target != "standalone" {
+		t.Skipf("redistest: this test starts redis-server processes of its own; it runs only when the target is standalone (REDIS_ADDR), not %s", target)
+	}
+	return NewServers(t, lo, hi)
+}
+
 // Server is one redis-server process, restartable on the same port and
 // directory (so that an append-only file, an ACL file or a cluster's
 // nodes.conf is read again). Its methods other than the Servers' starters
@@ -117,6 +128,36 @@ func (s *Servers) Replica(primary *Server, args ...string) *Server {
 		s.t.Fatalf("redistest: replica %s of %s: %v", r.Addr(), primary.Addr(), err)
 	}
 	return r
+}
+
+// PrimaryWithReplica starts a standalone primary and one replica of it,
+// and returns once the primary lists the replica as online.
+func (s *Servers) PrimaryWithReplica() (primary, replica *Server) {
+	s.t.Helper()
+	primary = s.Standalone()
+	replica = s.Replica(primary)
+	if err := primary.WaitReplicas(1); err != nil {
+		s.t.Fatal(err)
+	}
+	return primary, replica
+}
+
+// WaitReplicas waits, for up to 30 s, until the server's ROLE lists n online
+// replicas: a replica's own link is up a moment before its primary counts
+// it (its first REPLCONF ACK), or drops it.
+func (srv *Server) WaitReplicas(n int) error {
+	var role string
+	var err error
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(pollEvery) {
+		// A primary's ROLE, flattened: "master", its offset, then host, port and offset per replica.
+		if role, err = srv.Do("ROLE"); err == nil && strings.HasPrefix(role, "master\n") && (strings.Count(role, "\n")-1)/3 == n {
+			return nil
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("redistest: ROLE of %s, waiting for %d replicas: %w", srv.Addr(), n, err)
+	}
+	return fmt.Errorf("redistest: ROLE of %s = %q; want a primary with %d replicas", srv.Addr(), role, n)
 }
 
 // start starts one server, on another free port when the one chosen was

@@ -13,14 +13,10 @@ import (
 // Ports of this package's own servers.
 const serversLo, serversHi = 30900, 30999
 
-// ownServers skips a test of servers of its own unless the target is
-// standalone, so that the suite starts them once across its three runs.
+// ownServers starts a test's servers once across the suite's three runs.
 func ownServers(t *testing.T) *Servers {
 	t.Helper()
-	if target := Target(); target != "standalone" {
-		t.Skipf("starts redis-server processes of its own: runs only when the target is standalone (REDIS_ADDR), not %s", target)
-	}
-	return NewServers(t, serversLo, serversHi)
+	return StandaloneServers(t, serversLo, serversHi)
 }
 
 // TestStandaloneRestartKeepsAOF: a server started with an append-only file

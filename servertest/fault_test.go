@@ -1,4 +1,4 @@
-package kuis_test
+package servertest_test
 
 // Fault tests: each starts its own standalone redis-server processes on free
 // loopback ports (never the target's), breaks them on purpose and checks that
@@ -30,16 +30,13 @@ import (
 const faultPortLo, faultPortHi = 30060, 30069
 
 // startFaultServer starts a standalone redis-server with the extra arguments
-// on a free port of the suite's range, killed by PID at cleanup. It skips the
-// test unless the target is standalone; redistest.NewServers skips it in
-// -short mode and without a redis-server binary (failing instead when CI=true,
-// where .ci/run installs it).
+// on a free port of the suite's range, killed by PID at cleanup. It runs
+// only when the target is standalone (redistest.StandaloneServers), skips in
+// -short mode and without a redis-server binary (failing instead when
+// CI=true, where .ci/run installs it).
 func startFaultServer(t *testing.T, extra ...string) *redistest.Server {
 	t.Helper()
-	if target := redistest.Target(); target != "standalone" {
-		t.Skipf("fault tests start standalone redis-server processes; they run only when the target is standalone (REDIS_ADDR), not %s", target)
-	}
-	return redistest.NewServers(t, faultPortLo, faultPortHi).Standalone(extra...)
+	return redistest.StandaloneServers(t, faultPortLo, faultPortHi).Standalone(extra...)
 }
 
 // reply sends command (its words split at spaces) to srv on a fresh
@@ -275,7 +272,7 @@ func TestFaultAnswersCountExactlyOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			// One Store, whose calls share the record script's runs whatever
 			// quiz they answer; runs counts the answers and quizzes of each.
-			runs := newHoldClient(e.client)
+			runs := newRunCounter(e.client)
 			store := e.storeOn(runs)
 			ids, metas, boards := make([]string, 3), make([]*kuis.Meta, 3), make([]*kuis.Board, 3)
 			for i := range ids {

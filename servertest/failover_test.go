@@ -1,4 +1,4 @@
-package kuis_test
+package servertest_test
 
 // Failover tests: a primary is killed mid-burst and a replica takes its
 // place. With WithReplicas, every answer acknowledged before is on the new
@@ -25,6 +25,12 @@ import (
 	"github.com/redis/rueidis"
 )
 
+// Ports of the failover and replica tests' own servers (cluster bus ports
+// 10000 above): the upper half of the range whose lower half the root's
+// replicas_test.go keeps, so that the two packages, run at the same time,
+// never race for a port.
+const replicaPortLo, replicaPortHi = 33050, 33099
+
 // TestFailoverClusterKeepsAcknowledgedAnswers: a cluster of three primaries
 // with a replica each; answers of quizzes on every primary from 32
 // goroutines; the first primary's replica is cut off, the primary killed -9,
@@ -35,9 +41,11 @@ func TestFailoverClusterKeepsAcknowledgedAnswers(t *testing.T) {
 			s := replicaServers(t)
 			c := s.Cluster(3, 1, "--cluster-node-timeout", "1000")
 			for _, p := range c.Primaries {
-				waitReplicas(t, p, 1)
+				if err := p.WaitReplicas(1); err != nil {
+					t.Fatal(err)
+				}
 			}
-			client := ownClient(t, c.Addrs()...)
+			client := redistest.ClientAt(t, c.Addrs()...)
 			opts := []kuis.Option{kuis.WithHashTag()}
 			if waited {
 				opts = append(opts, kuis.WithReplicas(1, 200*time.Millisecond))
@@ -90,8 +98,8 @@ func TestFailoverStandaloneKeepsAcknowledgedAnswers(t *testing.T) {
 	for _, waited := range []bool{true, false} {
 		t.Run(map[bool]string{true: "WithReplicas", false: "without"}[waited], func(t *testing.T) {
 			s := replicaServers(t)
-			primary, replica := primaryWithReplica(t, s)
-			client := ownClient(t, primary.Addr())
+			primary, replica := s.PrimaryWithReplica()
+			client := redistest.ClientAt(t, primary.Addr())
 			var opts []kuis.Option
 			if waited {
 				opts = append(opts, kuis.WithReplicas(1, 200*time.Millisecond))
@@ -117,7 +125,7 @@ func TestFailoverStandaloneKeepsAcknowledgedAnswers(t *testing.T) {
 					t.Fatalf("REPLICAOF NO ONE: %q, %v", got, err)
 				}
 			}, false)
-			f.check(nil, ownClient(t, replica.Addr()), waited)
+			f.check(nil, redistest.ClientAt(t, replica.Addr()), waited)
 		})
 	}
 }

@@ -1,4 +1,4 @@
-package kuis_test
+package servertest_test
 
 import (
 	"context"
