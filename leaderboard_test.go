@@ -188,7 +188,6 @@ func TestStandingTop(t *testing.T) {
 		{-1, -1, 100, 28, false},
 		{29, 29, 100, 28, false}, // a standing of another board
 		{math.MaxInt, math.MaxInt, 100, math.MaxInt64, true},
-		{math.MaxInt, math.MaxInt, 99, math.MaxInt64, false},
 		{math.MaxInt - 1, math.MaxInt - 1, 100, math.MaxInt64, true},
 	}
 	if strconv.IntSize == 64 { // ranks past int32: products past int64
@@ -199,6 +198,7 @@ func TestStandingTop(t *testing.T) {
 			of         int64
 			want       bool
 		}{
+			{math.MaxInt, math.MaxInt, 99, math.MaxInt64, false},      // (2^63 - 2) x 100 > 99 x (2^63 - 1)
 			{int(two << 59), int(two << 59), 1, math.MaxInt64, false}, // 2^60 x 100 is past int64
 			{int(two << 55), int(two << 55), 1, math.MaxInt64, true},  // 2^56 x 100 < 2^63 - 1
 			{int(two << 56), int(two << 56), 1, math.MaxInt64, false}, // 2^57 x 100 > 2^63 - 1
