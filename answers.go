@@ -325,7 +325,7 @@ func (b *Board) decodeAnswer(r recordReply, participant string) (Answer, error) 
 }
 
 func (q quiz) checkAnswer(participant string, question int) error {
-	if err := q.checkParticipant(participant); err != nil {
+	if err := checkParticipant(participant, q.about); err != nil {
 		return err
 	}
 	if question < 1 {

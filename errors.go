@@ -161,7 +161,7 @@ type ConflictError struct {
 // Error words the conflict: "kuis: conflict: course ..., quiz ... (instance
 // ...): " and the reason's words.
 func (e *ConflictError) Error() string {
-	subject := "course " + quote(e.Course) + ", quiz " + quote(e.Quiz)
+	subject := about(e.Course, e.Quiz, "")
 	if e.Instance != "" {
 		subject += " (instance " + e.Instance + ")"
 	}

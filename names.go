@@ -61,10 +61,12 @@ func CleanParticipant(name string) (string, error) {
 // CleanParticipant returns for it.
 func nameProblem(name string) string { return names.Problem(name, "CleanParticipant") }
 
-func (q quiz) checkParticipant(name string) error {
+// checkParticipant is ErrInvalidParticipant, naming the subject about("")
+// of a quiz or board, unless name holds CleanParticipant's rule.
+func checkParticipant(name string, about func(participant string) string) error {
 	if problem := nameProblem(name); problem != "" {
-		// Not q.about(name), which leaves out an empty participant.
-		return fmt.Errorf("%w: %s: participant %s %s", ErrInvalidParticipant, q.about(""), quote(name), problem)
+		// Not about(name), which leaves out an empty participant.
+		return fmt.Errorf("%w: %s: participant %s %s", ErrInvalidParticipant, about(""), quote(name), problem)
 	}
 	return nil
 }

@@ -46,7 +46,7 @@ func (b *Board) Summary(ctx context.Context) (Summary, error) {
 // ErrInvalidParticipant before any I/O, ErrQuizNotFound, ErrCorrupt
 // (malformed meta, or an answers set of the wrong type), ErrForbidden.
 func (b *Board) Answered(ctx context.Context, participant string) ([]int, error) {
-	if err := b.q.checkParticipant(participant); err != nil {
+	if err := checkParticipant(participant, b.q.about); err != nil {
 		return nil, err
 	}
 	info, err := (&Meta{q: b.q}).Get(ctx)

@@ -90,14 +90,6 @@ func (r rankedBoard) read(ctx context.Context, cmds ...rueidis.Cacheable) ([]rue
 // quiz's board with WithTies(TiesByTime).
 func (r rankedBoard) byTime() bool { return r.q != nil && r.s.opts.ties == TiesByTime }
 
-func (r rankedBoard) checkParticipant(name string) error {
-	if problem := nameProblem(name); problem != "" {
-		// Not r.about(name), which leaves out an empty participant.
-		return fmt.Errorf("%w: %s: participant %s %s", ErrInvalidParticipant, r.about(""), quote(name), problem)
-	}
-	return nil
-}
-
 // page is Page: limit standings from position offset, ErrInvalidRange for a
 // negative offset or a limit outside 1 to maxPageLimit.
 func (r rankedBoard) page(ctx context.Context, offset, limit int) ([]Standing, error) {
@@ -116,7 +108,7 @@ func (r rankedBoard) page(ctx context.Context, offset, limit int) ([]Standing, e
 // around is Around: the participant's position in the reads' order (with
 // TiesByTime, the order set's when it orders the reads), then the window.
 func (r rankedBoard) around(ctx context.Context, participant string, radius int) ([]Standing, error) {
-	if err := r.checkParticipant(participant); err != nil {
+	if err := checkParticipant(participant, r.about); err != nil {
 		return nil, err
 	}
 	if radius < 0 || radius > maxRadius {
@@ -153,7 +145,7 @@ func (r rankedBoard) around(ctx context.Context, participant string, radius int)
 // standing is Standing: one read-only script, or with WithClientCache the
 // reads through the cache.
 func (r rankedBoard) standing(ctx context.Context, participant string) (Standing, error) {
-	if err := r.checkParticipant(participant); err != nil {
+	if err := checkParticipant(participant, r.about); err != nil {
 		return Standing{}, err
 	}
 	if r.s.opts.cacheTTL > 0 {
