@@ -84,6 +84,13 @@ local function questions(s)
   return number(s, maxQuestions)
 end
 
+-- firstAfter is the range of the byte after a UTF-8 lead byte: 128 to 191
+-- (any), but narrower after the leads that would allow overlong forms
+-- (224, 240), surrogates (237), code points past U+10FFFF (244), or U+0080
+-- to U+009F, which are control characters (194).
+local firstAfter = {any = {128, 191}, [194] = {160, 191}, [224] = {160, 191}, [237] = {128, 159}, [240] = {144, 191},
+  [244] = {128, 143}}
+
 -- storedName reports whether s may be a stored participant name
 -- (wire.StoredName): 1 to maxName bytes of valid UTF-8 without control
 -- characters (C0, DEL, C1).
@@ -95,31 +102,13 @@ local function storedName(s)
   local i = 1
   while i <= n do
     local c = string.byte(s, i)
-    local lo, hi, more = 128, 191, 0
-    if c < 128 then
-      more = -1
-    elseif c >= 194 and c <= 223 then
-      more = 1
-      if c == 194 then
-        lo = 160 -- U+0080 to U+009F are control characters
-      end
-    elseif c >= 224 and c <= 239 then
-      more = 2
-      if c == 224 then
-        lo = 160
-      elseif c == 237 then
-        hi = 159 -- no surrogates
-      end
-    elseif c >= 240 and c <= 244 then
-      more = 3
-      if c == 240 then
-        lo = 144
-      elseif c == 244 then
-        hi = 143
-      end
-    else
+    -- The bytes after a lead byte: none below 128, 1 from 194, 2 from 224,
+    -- 3 from 240 to 244; any other is no lead byte.
+    local more = c < 128 and 0 or c >= 194 and c <= 223 and 1 or c >= 224 and c <= 239 and 2 or c >= 240 and c <= 244 and 3
+    if not more then
       return false
     end
+    local lo, hi = unpack(firstAfter[c] or firstAfter.any)
     for j = 1, more do
       local b = string.byte(s, i + j)
       if not b or b < lo or b > hi then
@@ -127,7 +116,7 @@ local function storedName(s)
       end
       lo, hi = 128, 191
     end
-    i = i + 1 + math.max(more, 0)
+    i = i + 1 + more
   end
   return true
 end
@@ -355,15 +344,19 @@ local function gate()
     return sum, nil
   end
 
-  -- intact is metaState after sizes: the quiz's status and question count,
-  -- refusing a missing quiz or any key of the wrong type. It returns
-  -- status, question count, or nil, nil, error.
-  function g.intact(meta, board, answers, log, order)
-    local s, n, err = metaState(meta)
-    if err then
-      return nil, nil, err
+  -- intact is permitted for the commands in checks, then metaState, then
+  -- sizes: the quiz's status and question count, refusing a forbidden
+  -- write, a missing quiz or any key of the wrong type. It returns status,
+  -- question count, or nil, nil, error.
+  function g.intact(checks, meta, board, answers, log, order)
+    local s, n, _
+    local err = g.permitted(unpack(checks))
+    if not err then
+      s, n, err = metaState(meta)
     end
-    local _, err = g.sizes(board, answers, log, order)
+    if not err then
+      _, err = g.sizes(board, answers, log, order)
+    end
     if err then
       return nil, nil, err
     end

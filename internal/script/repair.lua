@@ -15,12 +15,8 @@
 -- written): KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_CORRUPT.
 local meta, board, answers, log, order, stage, stageOrder = unpack(KEYS)
 local g = gate()
-local err = g.permitted({'ZADD', board, '0', 'x'}, {'ZREM', board, 'x'}, {'ZADD', order, '0', 'x'}, {'ZREM', order, 'x'},
-  {'UNLINK', stage}, {'UNLINK', stageOrder})
-if err then
-  return err
-end
-local _, n, err = g.intact(meta, board, answers, log, order)
+local _, n, err = g.intact({{'ZADD', board, '0', 'x'}, {'ZREM', board, 'x'}, {'ZADD', order, '0', 'x'}, {'ZREM', order, 'x'},
+  {'UNLINK', stage}, {'UNLINK', stageOrder}}, meta, board, answers, log, order)
 if err then
   return err
 end

@@ -18,12 +18,8 @@
 local meta, board, answers, log, order, stage, stageOrder = unpack(KEYS)
 local token, after, most = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local g = gate()
-local err = g.permitted({'UNLINK', board}, {'UNLINK', order}, {'RENAME', stage, board},
-  {'RENAME', stageOrder, order}, {'ZADD', stage, '0', 'x'}, {'ZADD', stageOrder, '0', 'x'}, {'ZREM', stage, 'x'})
-if err then
-  return err
-end
-local _, n, err = g.intact(meta, board, answers, log, order)
+local _, n, err = g.intact({{'UNLINK', board}, {'UNLINK', order}, {'RENAME', stage, board}, {'RENAME', stageOrder, order},
+  {'ZADD', stage, '0', 'x'}, {'ZADD', stageOrder, '0', 'x'}, {'ZREM', stage, 'x'}}, meta, board, answers, log, order)
 if err then
   return err
 end
