@@ -6,7 +6,7 @@ package script
 
 import (
 	"crypto/sha1"
-	_ "embed"
+	"embed"
 	"encoding/hex"
 
 	"github.com/redis/rueidis"
@@ -15,30 +15,8 @@ import (
 var (
 	//go:embed prelude.lua
 	prelude string
-	//go:embed create.lua
-	create string
-	//go:embed finish.lua
-	finish string
-	//go:embed record_answer.lua
-	recordAnswer string
-	//go:embed recap.lua
-	recap string
-	//go:embed standing.lua
-	standing string
-	//go:embed ranked.lua
-	ranked string
-	//go:embed repair.lua
-	repair string
-	//go:embed repair_stage.lua
-	repairStage string
-	//go:embed repair_swap.lua
-	repairSwap string
-	//go:embed purge_quiz.lua
-	purgeQuiz string
-	//go:embed course.lua
-	course string
-	//go:embed course_check.lua
-	courseCheck string
+	//go:embed *.lua
+	files embed.FS
 )
 
 // Script is one Lua script: its source (the prelude and the file) and SHA1.
@@ -47,8 +25,14 @@ type Script struct {
 	readOnly       bool
 }
 
-func newScript(name, body string, readOnly bool) Script {
-	src := prelude + body
+// newScript is the script of the embedded file name. A name without its
+// file is a fault of the table below, so it panics as the package loads.
+func newScript(name string, readOnly bool) Script {
+	body, err := files.ReadFile(name)
+	if err != nil {
+		panic(err)
+	}
+	src := prelude + string(body)
 	sum := sha1.Sum([]byte(src))
 	return Script{name: name, src: src, sha: hex.EncodeToString(sum[:]), readOnly: readOnly}
 }
@@ -56,31 +40,31 @@ func newScript(name, body string, readOnly bool) Script {
 // The scripts. The read-only ones run as EVALSHA_RO and EVAL_RO.
 var (
 	// Create writes a new quiz's meta unless any key of the quiz exists.
-	Create = newScript("create.lua", create, false)
+	Create = newScript("create.lua", false)
 	// Finish sets a quiz's status to selesai and logs the finish.
-	Finish = newScript("finish.lua", finish, false)
+	Finish = newScript("finish.lua", false)
 	// RecordAnswer counts up to MaxAnswers correct answers, each once.
-	RecordAnswer = newScript("record_answer.lua", recordAnswer, false)
+	RecordAnswer = newScript("record_answer.lua", false)
 	// Recap reads meta, board (or order set), answers and log in one atomic step.
-	Recap = newScript("recap.lua", recap, true)
+	Recap = newScript("recap.lua", true)
 	// Standing reads one participant's score, position and competition rank
 	// on a quiz's or a course's board in one atomic step.
-	Standing = newScript("standing.lua", standing, true)
+	Standing = newScript("standing.lua", true)
 	// Ranked reads positions of the board in time order, with their board scores, in one atomic step.
-	Ranked = newScript("ranked.lua", ranked, true)
+	Ranked = newScript("ranked.lua", true)
 	// Repair sets scores to 10 x counted answers.
-	Repair = newScript("repair.lua", repair, false)
+	Repair = newScript("repair.lua", false)
 	// RepairStage writes a chunk of a rebuilt board into the repair keys.
-	RepairStage = newScript("repair_stage.lua", repairStage, false)
+	RepairStage = newScript("repair_stage.lua", false)
 	// RepairSwap catches the repair keys up with the log, then puts them in place of board and order set.
-	RepairSwap = newScript("repair_swap.lua", repairSwap, false)
+	RepairSwap = newScript("repair_swap.lua", false)
 	// PurgeQuiz deletes a finished quiz's keys.
-	PurgeQuiz = newScript("purge_quiz.lua", purgeQuiz, false)
+	PurgeQuiz = newScript("purge_quiz.lua", false)
 	// Course folds a part of a quiz instance into a course's board, index
 	// and the instance's ledger, or takes one out.
-	Course = newScript("course.lua", course, false)
+	Course = newScript("course.lua", false)
 	// CourseCheck reads whether the ACL user may make a course operation's writes.
-	CourseCheck = newScript("course_check.lua", courseCheck, true)
+	CourseCheck = newScript("course_check.lua", true)
 )
 
 // MaxAnswers bounds the answers of one RecordAnswer run, so that no run
