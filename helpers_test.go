@@ -373,3 +373,14 @@ func quietRound(t testing.TB, e *env, watched []string, calls, handful int, read
 		}
 	}
 }
+
+// countOf is how many times s holds v.
+func countOf(s []string, v string) int {
+	n := 0
+	for _, x := range s {
+		if x == v {
+			n++
+		}
+	}
+	return n
+}

@@ -26,9 +26,9 @@ import (
 )
 
 // Ports of the failover and replica tests' own servers (cluster bus ports
-// 10000 above): the upper half of the range whose lower half the root's
-// replicas_test.go keeps, so that the two packages, run at the same time,
-// never race for a port.
+// 10000 above): the upper half of the range whose lower half
+// TestReplicasOnOwnServers takes, so that two of them that run at the same
+// time never race for a port.
 const replicaPortLo, replicaPortHi = 33050, 33099
 
 // TestFailoverClusterKeepsAcknowledgedAnswers: a cluster of three primaries

@@ -1,5 +1,6 @@
 // Package servertest_test holds the tests that start their own redis-server
-// processes (redistest.Servers) and break them on purpose: faults, failover,
+// processes (redistest.Servers), on a primary with a replica or broken on
+// purpose: replicas, a course's writes that wait for one, faults, failover,
 // a server that cannot serve, a cluster's dead replica. Each runs in the one
 // target's run its servers suit, and skips in -short mode.
 package servertest_test
