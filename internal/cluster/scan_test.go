@@ -236,7 +236,8 @@ func TestScanAgainWhenTheLayoutChanged(t *testing.T) {
 	edit := ownLines(func(f []string) []string {
 		mu.Lock()
 		defer mu.Unlock()
-		if reads++; reads != first+1 { // the first line read after the first pass
+		reads++
+		if reads != first+1 { // the first line read after the first pass
 			return nil
 		}
 		f[6] += "0"
