@@ -204,30 +204,64 @@ func (s *sender) run(ctx context.Context, sc script.Script, keys, args []string)
 // for an earlier write (a repeat answer) must make that write its own to be
 // waited for: record_answer.lua writes a no-op then, and says it wrote.
 func (s *sender) runScriptWrote(ctx context.Context, sc script.Script, wrote func(rueidis.RedisMessage) bool, execs ...rueidis.LuaExec) []rueidis.RedisResult {
-	res := make([]rueidis.RedisResult, len(execs))
-	wait := s.opts.replicas > 0 && !sc.ReadOnly()
+	r := &scriptRuns{s: s, ctx: ctx, sc: sc, wait: s.opts.replicas > 0 && !sc.ReadOnly(), wrote: wrote}
+	if len(execs) == 1 { // most calls, the record path's among them: one allocation here in all
+		r.oneExec[0] = execs[0]
+		r.execs, r.res, r.todo = r.oneExec[:], r.oneRes[:], r.oneTodo[:]
+	} else {
+		r.execs, r.res, r.todo = slices.Clone(execs), make([]rueidis.RedisResult, len(execs)), make([]int, len(execs))
+		for i := range r.todo {
+			r.todo[i] = i
+		}
+	}
+	if !r.wait {
+		r.send(r.todo)
+		return r.res
+	}
 	// A dedicated connection is one node's: runs of different slots (none of
 	// the library's calls sends such runs together) go on one each.
 	bySlot := map[uint16][]int{}
 	var slots []uint16
-	for i, e := range execs {
-		var slot uint16
-		if wait {
-			probe := sc.BySHA(s.client.B(), e.Keys, e.Args) // never sent: only its slot is read
-			slot = probe.Slot()
-		}
+	for i, e := range r.execs {
+		probe := sc.BySHA(s.client.B(), e.Keys, e.Args) // never sent: only its slot is read
+		slot := probe.Slot()
 		if _, seen := bySlot[slot]; !seen {
 			slots = append(slots, slot)
 		}
 		bySlot[slot] = append(bySlot[slot], i)
 	}
 	for _, slot := range slots {
-		s.runs(ctx, sc, wait, wrote, execs, bySlot[slot], res)
+		r.send(bySlot[slot])
 	}
-	return res
+	return r.res
 }
 
-// runs sends the runs todo of sc, pipelined, in rounds, and sets their
+// didWrite reports whether run r succeeded and wrote, as wrote tells from
+// its reply (nil: every run that succeeded wrote).
+func didWrite(r rueidis.RedisResult, wrote func(rueidis.RedisMessage) bool) bool {
+	m, err := r.ToMessage()
+	return err == nil && (wrote == nil || wrote(m))
+}
+
+// scriptRuns is the runs of one call of runScriptWrote, sent round after
+// round: one value, so that a call of one run costs one allocation here.
+type scriptRuns struct {
+	s        *sender
+	ctx      context.Context
+	sc       script.Script
+	wait     bool
+	wrote    func(rueidis.RedisMessage) bool
+	execs    []rueidis.LuaExec
+	todo     []int // the runs of the next round
+	res      []rueidis.RedisResult
+	bySource []bool // the runs to send as EVAL: made at the first NOSCRIPT
+
+	oneExec [1]rueidis.LuaExec // execs, res and todo of a call of one run
+	oneRes  [1]rueidis.RedisResult
+	oneTodo [1]int
+}
+
+// send sends the runs todo, pipelined, in rounds, and sets their
 // results in res. It sends EVALSHA, and EVAL for the runs the server
 // answered NOSCRIPT (its script cache was flushed or restarted); the runs
 // redirected says did not run are sent again after a pause. Runs sent again
@@ -240,52 +274,59 @@ func (s *sender) runScriptWrote(ctx context.Context, sc script.Script, wrote fun
 // *notReplicated error holding its result. A call whose ctx ends before
 // rueidis hands the connection over sends nothing. Why the runs and their
 // WAIT go on one dedicated connection: WithReplicas' godoc.
-func (s *sender) runs(ctx context.Context, sc script.Script, wait bool, wrote func(rueidis.RedisMessage) bool, execs []rueidis.LuaExec, todo []int, res []rueidis.RedisResult) {
-	didWrite := func(r rueidis.RedisResult) bool {
-		m, err := r.ToMessage()
-		return err == nil && (wrote == nil || wrote(m))
-	}
-	bySource := make([]bool, len(execs))
-	ran := s.rounds(ctx, wait, func(c rueidis.CommandClient, more bool) (next round) {
-		cmds := make([]rueidis.Completed, len(todo))
-		for j, i := range todo {
-			if bySource[i] {
-				cmds[j] = sc.BySource(c.B(), execs[i].Keys, execs[i].Args)
-			} else {
-				cmds[j] = sc.BySHA(c.B(), execs[i].Keys, execs[i].Args)
-			}
-		}
-		out := send(ctx, c, cmds...)
-		var acked rueidis.RedisResult
-		if wait && slices.ContainsFunc(out, didWrite) {
-			acked = c.Do(ctx, s.waitCmd(c))
-		}
-		var again []int
-		for j, r := range out {
-			i := todo[j]
-			res[i] = r
-			if wait && didWrite(r) {
-				res[i] = s.acknowledged(r, acked)
-			}
-			if re, ok := rueidis.IsRedisErr(r.Error()); ok && re.IsNoScript() && !bySource[i] {
-				bySource[i] = true
-				again = append(again, i)
-			} else if addr, ok := redirected(ctx, r.Error(), wait); ok && more {
-				again = append(again, i)
-				next.pause, next.addr = true, cmp.Or(next.addr, addr)
-			}
-		}
-		todo, next.again = again, again != nil
-		return next
-	})
-	if !ran {
-		for _, i := range todo {
-			res[i] = rueidis.NewErrorResult(fmt.Errorf("%w: %w", batch.ErrNotSent, ctx.Err()))
+func (r *scriptRuns) send(todo []int) {
+	r.todo = todo
+	if !r.s.rounds(r.ctx, r.wait, r) {
+		for _, i := range r.todo {
+			r.res[i] = rueidis.NewErrorResult(fmt.Errorf("%w: %w", batch.ErrNotSent, r.ctx.Err()))
 		}
 	}
 }
 
-// round is what a call of rounds' function asks for: to be called again
+// round sends the runs todo on c and says which to send again.
+func (r *scriptRuns) round(c rueidis.CommandClient, more bool) (next round) {
+	cmds := make([]rueidis.Completed, len(r.todo))
+	for j, i := range r.todo {
+		if r.bySource != nil && r.bySource[i] {
+			cmds[j] = r.sc.BySource(c.B(), r.execs[i].Keys, r.execs[i].Args)
+		} else {
+			cmds[j] = r.sc.BySHA(c.B(), r.execs[i].Keys, r.execs[i].Args)
+		}
+	}
+	out := send(r.ctx, c, cmds...)
+	var acked rueidis.RedisResult
+	if r.wait && slices.ContainsFunc(out, func(m rueidis.RedisResult) bool { return didWrite(m, r.wrote) }) {
+		acked = c.Do(r.ctx, r.s.waitCmd(c))
+	}
+	var again []int
+	for j, m := range out {
+		i := r.todo[j]
+		r.res[i] = m
+		if r.wait && didWrite(m, r.wrote) {
+			r.res[i] = r.s.acknowledged(m, acked)
+		}
+		if re, ok := rueidis.IsRedisErr(m.Error()); ok && re.IsNoScript() && (r.bySource == nil || !r.bySource[i]) {
+			if r.bySource == nil {
+				r.bySource = make([]bool, len(r.execs))
+			}
+			r.bySource[i] = true
+			again = append(again, i)
+		} else if addr, ok := redirected(r.ctx, m.Error(), r.wait); ok && more {
+			again = append(again, i)
+			next.pause, next.addr = true, cmp.Or(next.addr, addr)
+		}
+	}
+	r.todo, next.again = again, again != nil
+	return next
+}
+
+// A rounder is what rounds sends: one round on c, more telling whether the
+// backoff allows another; it returns what it asks for next.
+type rounder interface {
+	round(c rueidis.CommandClient, more bool) round
+}
+
+// round is what a rounder's round asks for: to be called again
 // (after a pause, or at once), and on the node a MOVED named.
 type round struct {
 	again, pause bool
@@ -293,22 +334,24 @@ type round struct {
 }
 
 // rounds is the one place that sends again what a redirect or an
-// unreachable node stopped (redirected reads which). It calls fn on the
-// client, or with onDedicated on a connection of a Dedicated, held by the
+// unreachable node stopped (redirected reads which). It calls fn.round on
+// the client, or with onDedicated on a connection of a Dedicated, held by the
 // call alone (dedicated: ctx bounds the wait for it): the client's (the node
 // serving the slot of fn's first command), or the node a MOVED named in the
 // round before. It calls fn again while fn asks, after a pause (backoff)
 // when it asks for one; more tells fn whether the backoff allows one. It
 // reports false, at once, when ctx ended before a dedicated connection was
 // handed over: then fn did not run.
-func (s *sender) rounds(ctx context.Context, onDedicated bool, fn func(c rueidis.CommandClient, more bool) round) bool {
+func (s *sender) rounds(ctx context.Context, onDedicated bool, fn rounder) bool {
 	node := rueidis.Client(s.client)
 	var b backoff
 	for {
 		var next round
 		if !onDedicated {
-			next = fn(s.client, b.more())
-		} else if !dedicated(ctx, node, func(c rueidis.DedicatedClient) { next = fn(c, b.more()) }) {
+			next = fn.round(s.client, b.more())
+		} else if n, ok := dedicatedRound(ctx, node, fn, b.more()); ok {
+			next = n
+		} else {
 			return false
 		}
 		node = s.client
@@ -321,6 +364,13 @@ func (s *sender) rounds(ctx context.Context, onDedicated bool, fn func(c rueidis
 			return true
 		}
 	}
+}
+
+// dedicatedRound is one round of rounds on a dedicated connection of node,
+// apart so that only this path pays for what the connection's closure holds.
+func dedicatedRound(ctx context.Context, node rueidis.Client, fn rounder, more bool) (next round, ok bool) {
+	ok = dedicated(ctx, node, func(c rueidis.DedicatedClient) { next = fn.round(c, more) })
+	return next, ok
 }
 
 // dedicated runs fn on a connection of node's Dedicated and reports true,
