@@ -287,7 +287,7 @@ func (r *scriptRuns) send(todo []int) {
 func (r *scriptRuns) round(c rueidis.CommandClient, more bool) (next round) {
 	cmds := make([]rueidis.Completed, len(r.todo))
 	for j, i := range r.todo {
-		if r.bySource != nil && r.bySource[i] {
+		if i < len(r.bySource) && r.bySource[i] {
 			cmds[j] = r.sc.BySource(c.B(), r.execs[i].Keys, r.execs[i].Args)
 		} else {
 			cmds[j] = r.sc.BySHA(c.B(), r.execs[i].Keys, r.execs[i].Args)
@@ -305,7 +305,7 @@ func (r *scriptRuns) round(c rueidis.CommandClient, more bool) (next round) {
 		if r.wait && didWrite(m, r.wrote) {
 			r.res[i] = r.s.acknowledged(m, acked)
 		}
-		if re, ok := rueidis.IsRedisErr(m.Error()); ok && re.IsNoScript() && (r.bySource == nil || !r.bySource[i]) {
+		if re, ok := rueidis.IsRedisErr(m.Error()); ok && re.IsNoScript() && (i >= len(r.bySource) || !r.bySource[i]) {
 			if r.bySource == nil {
 				r.bySource = make([]bool, len(r.execs))
 			}
