@@ -286,18 +286,20 @@ func replyError(err error, subject, key string) error {
 		case ok:
 			return fmt.Errorf("%w: %s", sentinel, subject)
 		}
-		// Redis 7.0 words an ACL refusal inside a script without the NOPERM code:
-		// "can't run this command" for a command, "can't access" for a key.
-		if strings.Contains(msg, "can't run this command") || strings.Contains(msg, "can't access") ||
-			strings.Contains(msg, "no permissions") {
-			return fmt.Errorf("%w: %s: %s", ErrForbidden, subject, msg)
-		}
+		// A reply's code decides before its words: a redirect or a server not
+		// ready is that, whatever text follows the code.
 		if code == "MOVED" || code == "ASK" || code == "CROSSSLOT" { // only a client that is not a cluster client sees them
 			return fmt.Errorf("%w: %s: %s (leave rueidis.ClientOption.ForceSingleClient unset, and use WithHashTag)",
 				ErrNeedsClusterClient, subject, msg)
 		}
 		if notReady[code] {
 			return fmt.Errorf("%w: %s: %w", ErrUnavailable, subject, err)
+		}
+		// Redis 7.0 words an ACL refusal inside a script without the NOPERM code:
+		// "can't run this command" for a command, "can't access" for a key.
+		if strings.Contains(msg, "can't run this command") || strings.Contains(msg, "can't access") ||
+			strings.Contains(msg, "no permissions") {
+			return fmt.Errorf("%w: %s: %s", ErrForbidden, subject, msg)
 		}
 	}
 	if unreachable(err) {
