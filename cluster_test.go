@@ -352,21 +352,7 @@ func slotMoveCase(t *testing.T, op string, leaveOpen bool) {
 			}
 		}
 	}
-	s := e.tunedOn(&scanWatch{Client: e.client, after: hook}, kuis.Tuning{ScanCount: 2})
-	switch op {
-	case "Quizzes":
-		got, err := s.Quizzes(e.ctx)
-		if diff := cmp.Diff(all, got); err != nil || diff != "" {
-			t.Errorf("Quizzes: %v (-want +got):\n%s", err, diff)
-		}
-	case "Purge":
-		if n, err := s.Purge(e.ctx); err != nil || n != int64(3*len(all)) { // meta, log and board of each quiz
-			t.Errorf("Purge = %d, %v; want %d, nil", n, err, 3*len(all))
-		}
-		if left := keysByNode(t, e, primaries); len(left) != 0 {
-			t.Errorf("keys left after Purge: %v", left)
-		}
-	}
+	scanWhileMoving(t, e, hook, op, all, primaries)
 	if moved != 3 {
 		t.Errorf("%d slots moved during the scan, want 3", moved)
 	}
@@ -531,21 +517,7 @@ func openMigrationCase(t *testing.T, op string) {
 			moved++
 		}
 	}
-	s := e.tunedOn(&scanWatch{Client: e.client, after: hook}, kuis.Tuning{ScanCount: 2})
-	switch op {
-	case "Quizzes":
-		got, err := s.Quizzes(e.ctx)
-		if diff := cmp.Diff(all, got); err != nil || diff != "" {
-			t.Errorf("Quizzes: %v (-want +got):\n%s", err, diff)
-		}
-	case "Purge":
-		if n, err := s.Purge(e.ctx); err != nil || n != int64(3*len(all)) { // meta, log and board of each quiz
-			t.Errorf("Purge = %d, %v; want %d, nil", n, err, 3*len(all))
-		}
-		if left := keysByNode(t, e, primaries); len(left) != 0 {
-			t.Errorf("keys left after Purge: %v", left)
-		}
-	}
+	scanWhileMoving(t, e, hook, op, all, primaries)
 	if moved != 1 {
 		t.Errorf("keys moved %d times during the scan, want 1", moved)
 	}
@@ -614,6 +586,28 @@ func TestClusterTryAgainIsSentAgain(t *testing.T) {
 	for range 2 {
 		if r := <-results; r.err != nil {
 			t.Errorf("%s while the slot migrated: %v", r.name, r.err)
+		}
+	}
+}
+
+// scanWhileMoving runs op (Quizzes or Purge) through a scan of pages of 2
+// keys, hook called after each page, and checks that it finds every quiz of
+// all, or deletes every key of them.
+func scanWhileMoving(t *testing.T, e *env, hook func(addr string), op string, all []string, primaries map[string]rueidis.Client) {
+	t.Helper()
+	s := e.tunedOn(&scanWatch{Client: e.client, after: hook}, kuis.Tuning{ScanCount: 2})
+	switch op {
+	case "Quizzes":
+		got, err := s.Quizzes(e.ctx)
+		if diff := cmp.Diff(all, got); err != nil || diff != "" {
+			t.Errorf("Quizzes: %v (-want +got):\n%s", err, diff)
+		}
+	case "Purge":
+		if n, err := s.Purge(e.ctx); err != nil || n != int64(3*len(all)) { // meta, log and board of each quiz
+			t.Errorf("Purge = %d, %v; want %d, nil", n, err, 3*len(all))
+		}
+		if left := keysByNode(t, e, primaries); len(left) != 0 {
+			t.Errorf("keys left after Purge: %v", left)
 		}
 	}
 }

@@ -14,6 +14,15 @@ import (
 	"github.com/kuisboard/kuis"
 )
 
+// csvWriters are recap's CSV writers, by the name -format gives each.
+func csvWriters(recap kuis.Recap) map[string]func(*bytes.Buffer, ...kuis.CSVOption) error {
+	return map[string]func(*bytes.Buffer, ...kuis.CSVOption) error{
+		"standings": func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteCSV(b, o...) },
+		"gradebook": func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteGradebookCSV(b, o...) },
+		"answers":   func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteAnswersCSV(b, o...) },
+	}
+}
+
 // TestRecap prints each format as the library's writers write it, the CSV
 // in the default form or with -spreadsheet in ForSpreadsheet's, to stdout or
 // to a file.
@@ -24,11 +33,7 @@ func TestRecap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writer := map[string]func(*bytes.Buffer, ...kuis.CSVOption) error{
-		"standings": func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteCSV(b, o...) },
-		"gradebook": func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteGradebookCSV(b, o...) },
-		"answers":   func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteAnswersCSV(b, o...) },
-	}
+	writer := csvWriters(recap)
 	for format, write := range writer {
 		for _, sheet := range []bool{false, true} {
 			args := []string{"recap", "kuis-01", "-format", format}
@@ -90,11 +95,7 @@ func TestRecapDelimiter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writer := map[string]func(*bytes.Buffer, ...kuis.CSVOption) error{
-		"standings": func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteCSV(b, o...) },
-		"gradebook": func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteGradebookCSV(b, o...) },
-		"answers":   func(b *bytes.Buffer, o ...kuis.CSVOption) error { return recap.WriteAnswersCSV(b, o...) },
-	}
+	writer := csvWriters(recap)
 	for format, write := range writer {
 		for flag, comma := range map[string]rune{";": ';', "tab": '\t', "|": '|', ",": ','} {
 			for _, sheet := range []bool{false, true} {
