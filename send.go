@@ -59,7 +59,7 @@ func (s *sender) sendBlocking(ctx context.Context, c rueidis.CommandClient, bloc
 	if len(cmds) == 0 {
 		return nil
 	}
-	return resend(ctx, s, c, cmds[0].Slot(), block, cmds, func(ctx context.Context, cmds []rueidis.Completed) []rueidis.RedisResult {
+	return resend(ctx, s, c, cmds[0].Slot(), block, cmds, func(ctx context.Context, c rueidis.CommandClient, cmds []rueidis.Completed) []rueidis.RedisResult {
 		if len(cmds) == 1 {
 			return []rueidis.RedisResult{c.Do(ctx, cmds[0])}
 		}
@@ -86,8 +86,8 @@ func (s *sender) sendReads(ctx context.Context, cmds ...rueidis.Cacheable) []rue
 	}
 	first := rueidis.Completed(cmds[0])
 	slot := first.Slot()
-	return resend(ctx, s, s.client, slot, 0, cached, func(ctx context.Context, cmds []rueidis.CacheableTTL) []rueidis.RedisResult {
-		return s.client.DoMultiCache(ctx, cmds...)
+	return resend(ctx, s, s.client, slot, 0, cached, func(ctx context.Context, c rueidis.CommandClient, cmds []rueidis.CacheableTTL) []rueidis.RedisResult {
+		return c.(rueidis.Client).DoMultiCache(ctx, cmds...)
 	})
 }
 
@@ -98,7 +98,7 @@ func (s *sender) sendReads(ctx context.Context, cmds ...rueidis.Cacheable) []rue
 // on a cluster client, a redirect the client could not follow (the slot
 // still moving, or its new owner not known yet) does too, with the reply
 // wrapped.
-func resend[C any](ctx context.Context, s *sender, c rueidis.CommandClient, slot uint16, block time.Duration, cmds []C, do func(context.Context, []C) []rueidis.RedisResult) []rueidis.RedisResult {
+func resend[C any](ctx context.Context, s *sender, c rueidis.CommandClient, slot uint16, block time.Duration, cmds []C, do func(context.Context, rueidis.CommandClient, []C) []rueidis.RedisResult) []rueidis.RedisResult {
 	var res []rueidis.RedisResult
 	for try := 0; try < sendTries; try++ {
 		var again []int
@@ -119,9 +119,9 @@ func resend[C any](ctx context.Context, s *sender, c rueidis.CommandClient, slot
 				retry[j] = cmds[i]
 			}
 		}
-		var out []rueidis.RedisResult
-		cut := s.watched(ctx, c, slot, block, func(ctx context.Context) { out = do(ctx, retry) })
-		if cut != nil {
+		trip := s.watch(ctx, c, slot, block, len(retry))
+		out := do(trip.ctx, c, retry)
+		if cut := trip.end(); cut != nil {
 			for j, r := range out {
 				if err := r.Error(); err != nil && (unsent(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
 					out[j] = rueidis.NewErrorResult(cut)
@@ -185,6 +185,9 @@ func ended(ctx context.Context) bool {
 // sent again what it could. err may be the library's error wrapping the
 // reply.
 func redirected(ctx context.Context, err error, dedicated bool) (addr string, again bool) {
+	if err == nil {
+		return "", false
+	}
 	var re *rueidis.RedisError
 	server := errors.As(err, &re)
 	switch {
@@ -415,7 +418,9 @@ func (s *sender) rounds(ctx context.Context, onDedicated bool, fn rounder) error
 		var next round
 		if !onDedicated {
 			next = fn.round(s.client, b.more())
-		} else if err := s.dedicated(ctx, node, func(c rueidis.DedicatedClient) { next = fn.round(c, b.more()) }); err != nil {
+		} else if n, err := s.dedicatedRound(ctx, node, fn, b.more()); err == nil {
+			next = n
+		} else {
 			return err
 		}
 		node = s.client
@@ -428,6 +433,13 @@ func (s *sender) rounds(ctx context.Context, onDedicated bool, fn rounder) error
 			return nil
 		}
 	}
+}
+
+// dedicatedRound is one round of rounds on a dedicated connection of node,
+// apart so that only this path pays for what the connection's closure holds.
+func (s *sender) dedicatedRound(ctx context.Context, node rueidis.Client, fn rounder, more bool) (next round, err error) {
+	err = s.dedicated(ctx, node, func(c rueidis.DedicatedClient) { next = fn.round(c, more) })
+	return next, err
 }
 
 // dedicated runs fn on a connection of node's Dedicated and returns nil,
@@ -472,61 +484,121 @@ func (s *sender) dedicated(ctx context.Context, node rueidis.Client, fn func(rue
 	return nil
 }
 
-// watched calls do with a context that ends once the node that c sends to
-// has been silent for the silence bound (WithSilence), and then returns an
-// *unavailableError; or, when ctx ends first, ctx's error; else nil. How:
-// once the call has waited half the bound (after block, the time a blocking
-// command may wait by design), kuis sends PING to the node on a connection
-// of its own (a Dedicated of c, or of the client with the PING sent to
-// slot's node); an answer of any kind within half the bound shows the node
-// alive, and the next PING follows half the bound later. The round trip is
-// given to rueidis without ctx's deadline, which rueidis would set on the
-// connection for the whole round trip, ending it at the deadline or its
-// ConnWriteTimeout without looking at ctx again (so that a batch the server
-// works through could fail for its length, and a silent node hold the call
-// past the bound); ctx's end still ends it, as its cancellation.
-func (s *sender) watched(ctx context.Context, c rueidis.CommandClient, slot uint16, block time.Duration, do func(context.Context)) error {
+// shortTrip is the most commands a round trip may hold to be bounded by
+// a deadline (watch).
+const shortTrip = 8
+
+// watch starts the silence watch over one round trip of n commands that c
+// sends to the node serving slot, one of which may block for up to block by
+// design; the round trip is sent under the trip's ctx, then ended with end.
+//
+// A short round trip (at most shortTrip commands) gets a deadline: the
+// silence bound after block, or ctx's own when sooner. rueidis then sends a
+// lone caller's command on its connection at once and reads the reply with
+// that deadline on the connection, and ends a queued one at it.
+//
+// A longer one (a batch) is given to rueidis without ctx's deadline, which
+// rueidis would set on the connection for the whole batch (so that a batch
+// the server works through could fail for its length), and with a
+// cancellation ctx's end still triggers; once it has waited half the bound
+// (after block), kuis sends PING to the node on a connection of its own (a
+// Dedicated of c, or of the client with the PING sent to slot's node): an
+// answer of any kind within half the bound shows the node alive, and the
+// next PING follows half the bound later; none ends the round trip.
+func (s *sender) watch(ctx context.Context, c rueidis.CommandClient, slot uint16, block time.Duration, n int) trip {
 	d := s.opts.silence
 	if d <= 0 {
-		do(ctx)
-		return nil
+		return trip{ctx: ctx}
+	}
+	if n <= shortTrip {
+		tctx, cancel := context.WithDeadline(ctx, time.Now().Add(block+d))
+		return trip{ctx: tctx, parent: ctx, cancel: cancel, s: s, slot: slot, short: true}
 	}
 	base := ctx
+	var stopAfter func() bool
 	if _, has := ctx.Deadline(); has {
 		base = context.WithoutCancel(ctx)
 	}
-	wctx, cancel := context.WithCancelCause(base)
-	defer cancel(nil)
+	tctx, cancel := context.WithCancelCause(base)
 	if base != ctx {
-		defer context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })()
+		stopAfter = context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
 	}
 	node, ok := c.(rueidis.Client)
 	if !ok {
 		node = s.client
 	}
-	w := &watch{s: s, ctx: wctx, cancel: cancel, node: node, slot: slot}
-	t := time.AfterFunc(block+d/2, w.check)
-	do(wctx)
-	t.Stop()
-	if err := context.Cause(wctx); err != nil {
-		if ctx.Err() != nil {
-			return context.Cause(ctx)
-		}
-		return err
-	}
-	return nil
+	w := &watch{s: s, ctx: tctx, cancel: cancel, node: node, slot: slot}
+	return trip{ctx: tctx, parent: ctx, cancelCause: cancel, stopAfter: stopAfter, timer: time.AfterFunc(block+d/2, w.check), s: s, slot: slot}
 }
 
-// watch is the silence watch over one round trip of watched.
+// trip is the watch over one round trip.
+type trip struct {
+	ctx, parent context.Context
+	cancel      context.CancelFunc      // a short trip's
+	cancelCause context.CancelCauseFunc // a batch's
+	stopAfter   func() bool
+	timer       *time.Timer
+	s           *sender
+	slot        uint16
+	short       bool
+}
+
+// end ends the watch once the round trip returned, and returns what ended
+// it early: an *unavailableError when the node fell silent, ctx's error
+// when ctx ended (a batch's, whose rueidis ctx was another), else nil.
+func (t trip) end() error {
+	switch {
+	case t.parent == nil:
+		return nil
+	case t.short:
+		silent := !ended(t.parent) && ended(t.ctx) // the connection's deadline may fire a moment before ctx's timer
+		t.cancel()
+		if !silent {
+			return nil
+		}
+		return t.s.silent(t.slot)
+	}
+	t.timer.Stop()
+	if t.stopAfter != nil {
+		t.stopAfter()
+	}
+	err := context.Cause(t.ctx)
+	t.cancelCause(nil)
+	switch {
+	case err == nil:
+		return nil
+	case t.parent.Err() != nil:
+		return context.Cause(t.parent)
+	}
+	return err
+}
+
+// silent is the error of a round trip to the node serving slot that
+// answered nothing within the silence bound.
+func (s *sender) silent(slot uint16) error {
+	where := "the server"
+	if s.client.Mode() == rueidis.ClientModeCluster {
+		if slot < cluster.Slots {
+			where = fmt.Sprintf("the node serving slot %d", slot)
+		}
+	} else {
+		for addr := range s.client.Nodes() { // a standalone client's one
+			where = "the server at " + addr
+		}
+	}
+	return &unavailableError{why: fmt.Sprintf("%s answered nothing for %v", where, s.opts.silence)}
+}
+
+// watch is the silence watch over one batch.
 type watch struct {
 	s      *sender
-	ctx    context.Context // the round trip's
+	ctx    context.Context // the batch's
 	cancel context.CancelCauseFunc
 	node   rueidis.Client
 	slot   uint16
 }
 
-// check PINGs the node until the round trip ends, and ends it with an
+// check PINGs the node until the batch ends, and ends it with an
 // *unavailableError when a PING goes unanswered for half the bound.
 func (w *watch) check() {
 	half := w.s.opts.silence / 2
@@ -538,17 +610,7 @@ func (w *watch) check() {
 			return
 		}
 		if !alive {
-			where := "the server"
-			if w.s.client.Mode() == rueidis.ClientModeCluster {
-				if w.slot < cluster.Slots {
-					where = fmt.Sprintf("the node serving slot %d", w.slot)
-				}
-			} else {
-				for addr := range w.s.client.Nodes() { // a standalone client's one
-					where = "the server at " + addr
-				}
-			}
-			w.cancel(&unavailableError{why: fmt.Sprintf("%s answered nothing for %v", where, w.s.opts.silence)})
+			w.cancel(w.s.silent(w.slot))
 			return
 		}
 		t := time.NewTimer(half)
