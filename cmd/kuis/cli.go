@@ -180,8 +180,8 @@ func conflictWords(err error) string {
 	if !errors.As(err, &ce) {
 		return strings.TrimPrefix(err.Error(), "kuis: ")
 	}
-	seen := *ce
-	ce = &seen
+	shown := *ce // a copy: the caller's error keeps its fields as they are
+	ce = &shown
 	for _, f := range []*string{&ce.Course, &ce.Quiz, &ce.Instance, &ce.Held, &ce.Given} {
 		*f = visible(*f)
 	}

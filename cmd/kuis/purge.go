@@ -24,10 +24,10 @@ the quiz's keys. The archive is four files: recap.json (the whole Recap as
 JSON), standings.csv, gradebook.csv and answers.csv (the library's CSV
 writers, default form: they read back byte for byte; -delimiter separates
 their fields with another character than the comma, as kuis recap -h says),
-readable by their owner only. Each file is written to a temporary file of that directory, flushed to
-disk and renamed, then the directory is flushed: a file under its final name
-is always complete, and no quiz's keys are deleted before its four files are
-safely on disk.
+readable by their owner only. Each file is written to a temporary file of
+that directory, flushed to disk and renamed, then the directory is flushed:
+a file under its final name is always complete, and no quiz's keys are
+deleted before its four files are safely on disk.
 
 A quiz created in a course (kuis.InCourse: its meta names it) is also folded
 into that course (Course.Fold), once its files are on disk and before its
