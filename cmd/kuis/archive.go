@@ -101,8 +101,9 @@ func ownerOf(recapJSON []byte) (owner, bool) {
 
 // newArchive is the archive of a recap: a quiz's archiveFiles, in the
 // directory of its instance (a recap without one, archived before instances
-// existed, is the library's NoInstance), or a course's courseFiles.
-func newArchive(r recap) (archive, error) {
+// existed, is the library's NoInstance), or a course's courseFiles; opts
+// (WithDelimiter) shape its CSV files.
+func newArchive(r recap, opts ...kuis.CSVOption) (archive, error) {
 	a, files := archive{}, courseFiles
 	switch r := r.(type) {
 	case kuis.Recap:
@@ -111,7 +112,7 @@ func newArchive(r recap) (archive, error) {
 		a.owner = owner{"course", r.CourseID}
 	}
 	for _, f := range files {
-		data, err := render(r, f.format)
+		data, err := render(r, f.format, opts...)
 		if err != nil {
 			return archive{}, fmt.Errorf("%s: %w", f.name, err)
 		}

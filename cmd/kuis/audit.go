@@ -93,7 +93,7 @@ func (c *cli) printFindings(name string, found []finding, failed int, asJSON boo
 		}
 	} else {
 		for _, f := range found {
-			fmt.Fprintln(c.stdout, f.String())
+			fmt.Fprintln(c.stdout, visibleWords(f.String()))
 		}
 	}
 	quizzes := map[string]bool{}
@@ -200,7 +200,7 @@ func (c *cli) printCorrections(out []correction, asJSON bool) error {
 		return c.printJSON(out)
 	}
 	for _, r := range out {
-		fmt.Fprintf(c.stdout, "%s: %s: %d -> %d\n", cmp.Or(r.QuizID, r.CourseID), r.Participant, r.Was, r.Now)
+		fmt.Fprintf(c.stdout, "%s: %s: %d -> %d\n", visible(cmp.Or(r.QuizID, r.CourseID)), visible(r.Participant), r.Was, r.Now)
 	}
 	return nil
 }

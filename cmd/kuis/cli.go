@@ -114,12 +114,12 @@ func (c *cli) report(what string, err error) {
 }
 
 // errorLine prints one line on stderr, below the progress line if one is
-// drawn.
+// drawn, with what a terminal would act on escaped (visibleWords).
 func (c *cli) errorLine(msg string) {
 	if c.progress != nil {
 		c.progress.clear()
 	}
-	fmt.Fprintln(c.stderr, strings.ReplaceAll(msg, "\n", " "))
+	fmt.Fprintln(c.stderr, visibleWords(msg))
 	if c.progress != nil {
 		c.progress.draw()
 	}
@@ -174,11 +174,20 @@ func (c *cli) words(err error) string {
 
 // conflictWords says, from the fields of the library's *kuis.ConflictError,
 // what the course holds against what it was given and what the operator
-// does about it.
+// does about it; each field read from the data is visible.
 func conflictWords(err error) string {
 	var ce *kuis.ConflictError
 	if !errors.As(err, &ce) {
 		return strings.TrimPrefix(err.Error(), "kuis: ")
+	}
+	shown := *ce // a copy: the caller's error keeps its fields as they are
+	ce = &shown
+	for _, f := range []*string{&ce.Course, &ce.Quiz, &ce.Instance, &ce.Held, &ce.Given} {
+		*f = visible(*f)
+	}
+	ce.Instances = slices.Clone(ce.Instances)
+	for i, id := range ce.Instances {
+		ce.Instances[i] = visible(id)
 	}
 	quiz, unfold := ce.Quiz, "kuis course unfold "+ce.Course+" "+ce.Quiz
 	if ce.Instance != "" && ce.Instance != kuis.NoInstance {

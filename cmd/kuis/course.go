@@ -75,7 +75,7 @@ folded.`,
 				sctx, cancel := c.step(ctx)
 				defer cancel()
 				if err := c.foldRecap(sctx, course, r); err != nil {
-					return c.fail("course fold "+args[0]+" "+r.QuizID, err)
+					return c.fail("course fold "+args[0]+" "+visible(r.QuizID), err)
 				}
 				return nil
 			}
@@ -110,10 +110,10 @@ func (c *cli) foldRecap(ctx context.Context, course *kuis.Course, r kuis.Recap) 
 	}
 	into := course.Keys().CourseID()
 	if f.AlreadyFolded {
-		fmt.Fprintf(c.stdout, "%s: folded into %s before: nothing added\n", r.QuizID, into)
+		fmt.Fprintf(c.stdout, "%s: folded into %s before: nothing added\n", visible(r.QuizID), visible(into))
 		return nil
 	}
-	fmt.Fprintf(c.stdout, "%s: folded into %s: %d participant(s), %d points\n", r.QuizID, into, f.Participants, f.Points)
+	fmt.Fprintf(c.stdout, "%s: folded into %s: %d participant(s), %d points\n", visible(r.QuizID), visible(into), f.Participants, f.Points)
 	return nil
 }
 
@@ -174,9 +174,9 @@ points from another quiz).`,
 			case *asJSON:
 				return c.printJSON(corrections(args[0], cs))
 			case len(cs) == 0:
-				fmt.Fprintf(c.stdout, "%s: not folded into %s: nothing to unfold\n", id, args[0])
+				fmt.Fprintf(c.stdout, "%s: not folded into %s: nothing to unfold\n", visible(id), visible(args[0]))
 			default:
-				fmt.Fprintf(c.stdout, "%s: unfolded from %s: %d participant(s)\n", id, args[0], len(cs))
+				fmt.Fprintf(c.stdout, "%s: unfolded from %s: %d participant(s)\n", visible(id), visible(args[0]), len(cs))
 			}
 			return nil
 		}
@@ -244,12 +244,12 @@ func (c *cli) courseShow(ctx context.Context, course *kuis.Course, top int, asJS
 	}
 	folded := make([]string, len(quizzes))
 	for i, q := range quizzes {
-		folded[i] = q.QuizID
+		folded[i] = visible(q.QuizID)
 	}
 	if len(folded) == 0 {
-		fmt.Fprintf(c.stdout, "%s: no quiz folded, %d participant(s)\n", id, n)
+		fmt.Fprintf(c.stdout, "%s: no quiz folded, %d participant(s)\n", visible(id), n)
 	} else {
-		fmt.Fprintf(c.stdout, "%s: %d quiz(zes) folded (%s), %d participant(s)\n", id, len(folded), strings.Join(folded, ", "), n)
+		fmt.Fprintf(c.stdout, "%s: %d quiz(zes) folded (%s), %d participant(s)\n", visible(id), len(folded), strings.Join(folded, ", "), n)
 	}
 	return c.printBoard(page)
 }
@@ -258,7 +258,7 @@ func (c *cli) courseShow(ctx context.Context, course *kuis.Course, top int, asJS
 var courseFormats = []string{"standings", "json"}
 
 var cmdCourseRecap = &command{
-	usageLine: "recap COURSE [-format standings|json] [-spreadsheet] [-o FILE]",
+	usageLine: "recap COURSE [-format standings|json] [-spreadsheet] [-delimiter C] [-o FILE]",
 	short:     "a course's standings and ledger, as CSV or JSON",
 	long: `
 Takes the course's recap (Course.Recap: its board and ledger as one
@@ -268,18 +268,20 @@ consistent snapshot) and prints it in a format:
   json       the whole CourseRecap as one JSON object, in the library's field
              names: standings, quizzes, possible, entries (the ledger), taken_at
 The CSV is the library's default form, which reads back byte for byte; with
--spreadsheet it is the form for a spreadsheet, as kuis recap -h says. With
+-spreadsheet it is the form for a spreadsheet, and -delimiter separates its
+fields with another character than the comma, as kuis recap -h says. With
 -o FILE the file is written whole or not at all (a temporary file, flushed
 and renamed), readable by its owner only.`,
 	flag: func(fs *flag.FlagSet) runFunc {
 		format := fs.String("format", "standings", "`FORMAT`: standings or json")
 		sheet := fs.Bool("spreadsheet", false, "CSV for a spreadsheet: BOM, quoted cells, formulas made text")
+		delimiter := delimiterFlag(fs)
 		out := fs.String("o", "", "write to `FILE` instead of stdout")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := courseArgs("course recap", args, 0, 0, ""); err != nil {
 				return err
 			}
-			opts, err := csvOptions("course recap", *format, courseFormats, *sheet)
+			opts, err := csvOptions("course recap", *format, courseFormats, *sheet, *delimiter)
 			if err != nil {
 				return err
 			}
@@ -344,7 +346,7 @@ mended by folding or unfolding it again.`,
 				}
 			} else {
 				for _, v := range vs {
-					fmt.Fprintln(c.stdout, v.String())
+					fmt.Fprintln(c.stdout, visibleWords(v.String()))
 				}
 			}
 			if len(vs) > 0 {
@@ -394,7 +396,7 @@ and unfolding its quiz removes it.`,
 var errNothingFolded = errors.New("nothing folded")
 
 var cmdCoursePurge = &command{
-	usageLine: "purge COURSE -archive DIR",
+	usageLine: "purge COURSE -archive DIR [-delimiter C]",
 	short:     "archive a course to files, then delete its keys",
 	long: `
 Purges the course (Course.Purge): takes its recap, writes its archive in
@@ -402,7 +404,8 @@ DIR/<course>/, and only once the archive is on disk deletes the course's
 board and ledger, in one step that the server refuses if a fold changed the
 course meanwhile (then nothing is deleted: run it again). The archive is two
 files: recap.json (the whole CourseRecap as JSON: standings, quizzes and the
-ledger's entries) and standings.csv (CourseRecap.WriteCSV, default form),
+ledger's entries) and standings.csv (CourseRecap.WriteCSV, default form;
+-delimiter separates its fields with another character than the comma),
 each written, flushed and renamed as purge writes a quiz's, readable by their
 owner only. A directory holding another quiz's or course's archive is
 refused. A course with nothing folded (purged before, say) has nothing to
@@ -410,12 +413,17 @@ archive: an archive of it in DIR is kept. Prints COURSE: archived in
 DIR/<course>, N keys deleted.`,
 	flag: func(fs *flag.FlagSet) runFunc {
 		dir := fs.String("archive", "", "archive the course in `DIR`/<course>/ before deleting it (required)")
+		delimiter := delimiterFlag(fs)
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := courseArgs("course purge", args, 0, 0, ""); err != nil {
 				return err
 			}
 			if *dir == "" {
 				return usagef("kuis course purge: no -archive DIR: a course is purged only after it is archived")
+			}
+			opts, err := delimiterOption("course purge", *delimiter)
+			if err != nil {
+				return err
 			}
 			if err := ensureDir(*dir); err != nil {
 				return fmt.Errorf("kuis: course purge: archive directory: %w", err)
@@ -424,12 +432,14 @@ DIR/<course>, N keys deleted.`,
 			if err != nil {
 				return err
 			}
-			return c.coursePurge(ctx, course, *dir)
+			return c.coursePurge(ctx, course, *dir, opts)
 		}
 	},
 }
 
-func (c *cli) coursePurge(ctx context.Context, course *kuis.Course, dir string) error {
+// coursePurge archives course in dir, its CSV file written with opts, and
+// deletes its keys.
+func (c *cli) coursePurge(ctx context.Context, course *kuis.Course, dir string, opts []kuis.CSVOption) error {
 	id := course.Keys().CourseID()
 	sctx, cancel := c.step(ctx)
 	defer cancel()
@@ -438,7 +448,7 @@ func (c *cli) coursePurge(ctx context.Context, course *kuis.Course, dir string) 
 		if len(r.Standings) == 0 && len(r.Quizzes) == 0 && len(r.Entries) == 0 {
 			return errNothingFolded
 		}
-		a, err := newArchive(r)
+		a, err := newArchive(r, opts...)
 		if err != nil {
 			return err
 		}
@@ -448,14 +458,14 @@ func (c *cli) coursePurge(ctx context.Context, course *kuis.Course, dir string) 
 	switch {
 	case errors.Is(err, errNothingFolded) && archived(dir, owner{"course", id}, names(courseFiles)):
 		cdir, _ = archiveDir(dir, id)
-		fmt.Fprintf(c.stdout, "%s: archived in %s before, no keys left\n", id, cdir)
+		fmt.Fprintf(c.stdout, "%s: archived in %s before, no keys left\n", visible(id), visible(cdir))
 		return nil
 	case errors.Is(err, errNothingFolded):
-		fmt.Fprintf(c.stdout, "%s: nothing folded: nothing to archive, no keys deleted\n", id)
+		fmt.Fprintf(c.stdout, "%s: nothing folded: nothing to archive, no keys deleted\n", visible(id))
 		return nil
 	case err != nil:
 		return c.fail("course purge "+id, err)
 	}
-	fmt.Fprintf(c.stdout, "%s: archived in %s, %d keys deleted\n", id, cdir, n)
+	fmt.Fprintf(c.stdout, "%s: archived in %s, %d keys deleted\n", visible(id), visible(cdir), n)
 	return nil
 }

@@ -299,6 +299,44 @@ func TestCourseRecap(t *testing.T) {
 	}
 }
 
+// TestCourseRecapDelimiter: course recap -delimiter prints the library's
+// CSV with WithDelimiter, in either form, and ';' reads back with
+// encoding/csv's Comma ';' as the default form does with ','.
+func TestCourseRecapDelimiter(t *testing.T) {
+	tg := newTarget(t)
+	tg.quiz("kuis-01", "Kuis", 2, [][]string{{"Ali", "Siti; A."}, {"Søren"}}, true)
+	tg.must("course", "fold", "ipa-8a", "kuis-01")
+	recap, err := tg.course("ipa-8a").Recap(tg.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain bytes.Buffer
+	if err := recap.WriteCSV(&plain); err != nil {
+		t.Fatal(err)
+	}
+	for flag, comma := range map[string]rune{";": ';', "tab": '\t'} {
+		for _, sheet := range []bool{false, true} {
+			args := []string{"course", "recap", "ipa-8a", "-delimiter", flag}
+			opts := []kuis.CSVOption{kuis.WithDelimiter(comma)}
+			if sheet {
+				args = append(args, "-spreadsheet")
+				opts = append(opts, kuis.ForSpreadsheet())
+			}
+			var want bytes.Buffer
+			if err := recap.WriteCSV(&want, opts...); err != nil {
+				t.Fatal(err)
+			}
+			got := tg.must(args...)
+			if diff := cmp.Diff(want.String(), got); diff != "" {
+				t.Errorf("%v (-want +got):\n%s", args, diff)
+			}
+			if !sheet {
+				sameRecords(t, strings.Join(args, " "), comma, got, plain.String())
+			}
+		}
+	}
+}
+
 // TestCourseAuditRepair: a sound course audits clean (exit 0, nothing); a
 // total changed behind the library's back is a violation, as the library
 // words it, with exit 1; course repair sets it back, after which the audit
@@ -376,9 +414,9 @@ func TestCourseAuditRepair(t *testing.T) {
 
 // checkCourseArchive fails the test unless dir/<course>/ holds want's
 // archive, whole: recap.json json.Marshal of want with the time it was taken
-// at, standings.csv CourseRecap.WriteCSV's bytes, readable by their owner
-// only, nothing else beside them.
-func checkCourseArchive(t *testing.T, dir string, want kuis.CourseRecap) {
+// at, standings.csv CourseRecap.WriteCSV's bytes with opts (none: the
+// default form), readable by their owner only, nothing else beside them.
+func checkCourseArchive(t *testing.T, dir string, want kuis.CourseRecap, opts ...kuis.CSVOption) {
 	t.Helper()
 	cdir := filepath.Join(dir, want.CourseID)
 	entries, err := os.ReadDir(cdir)
@@ -406,7 +444,7 @@ func checkCourseArchive(t *testing.T, dir string, want kuis.CourseRecap) {
 			}
 			want.TakenAt = taken.TakenAt
 		}
-		data, err := render(want, f.format)
+		data, err := render(want, f.format, opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -474,6 +512,34 @@ func TestCoursePurge(t *testing.T) {
 		t.Errorf("purge into a course's archive: exit %d, stdout %q, kept %v", r.code, r.stdout, tg.exists("kuis-02"))
 	}
 	oneLine(t, "purge into a course's archive", r.stderr, "kuis: purge kuis-02: ", `not of quiz "kuis-02"`)
+}
+
+// TestCoursePurgeDelimiter: course purge -delimiter writes standings.csv
+// with the library's WithDelimiter, which reads back with encoding/csv's
+// Comma ';' as the default form does with ','.
+func TestCoursePurgeDelimiter(t *testing.T) {
+	tg := newTarget(t)
+	dir := t.TempDir()
+	tg.quiz("kuis-01", "Kuis", 2, [][]string{{"Ali", "Siti; A."}, {"Søren"}}, true)
+	tg.must("course", "fold", "ipa-8a", "kuis-01")
+	recap, err := tg.course("ipa-8a").Recap(tg.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "ipa-8a: archived in " + filepath.Join(dir, "ipa-8a") + ", 3 keys deleted\n"
+	if out := tg.must("course", "purge", "ipa-8a", "-archive", dir, "-delimiter", ";"); out != want {
+		t.Errorf("course purge -delimiter ';': %q, want %q", out, want)
+	}
+	checkCourseArchive(t, dir, recap, kuis.WithDelimiter(';'))
+	got, err := os.ReadFile(filepath.Join(dir, "ipa-8a", "standings.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain bytes.Buffer
+	if err := recap.WriteCSV(&plain); err != nil {
+		t.Fatal(err)
+	}
+	sameRecords(t, "standings.csv", ';', string(got), plain.String())
 }
 
 // TestPurgeIntoCourse: purge -course folds each quiz into the course once

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -271,10 +272,11 @@ func instanceDir(dir string, r kuis.Recap) string {
 }
 
 // checkArchive fails the test unless dir/<quiz>/<instance>/ holds the four
-// files of want's archive, whole: each CSV the library's default writer's
-// bytes, and recap.json json.Marshal of want with the time it was taken at,
-// readable by their owner only, and no temporary file beside them.
-func checkArchive(t *testing.T, dir string, want kuis.Recap) {
+// files of want's archive, whole: each CSV the library's writer's bytes with
+// opts (none: the default form), and recap.json json.Marshal of want with
+// the time it was taken at, readable by their owner only, and no temporary
+// file beside them.
+func checkArchive(t *testing.T, dir string, want kuis.Recap, opts ...kuis.CSVOption) {
 	t.Helper()
 	qdir := instanceDir(dir, want)
 	var files []string
@@ -289,7 +291,7 @@ func checkArchive(t *testing.T, dir string, want kuis.Recap) {
 	if diff := cmp.Diff([]string{"answers.csv", "gradebook.csv", "recap.json", "standings.csv"}, files); diff != "" {
 		t.Errorf("archive of %s holds (-want +got):\n%s", want.QuizID, diff)
 	}
-	if err := archiveMatches(qdir, want); err != nil {
+	if err := archiveMatches(qdir, want, opts...); err != nil {
 		t.Errorf("archive of %s: %v", want.QuizID, err)
 	}
 	for _, f := range archiveFiles {
@@ -303,8 +305,9 @@ func checkArchive(t *testing.T, dir string, want kuis.Recap) {
 }
 
 // archiveMatches says how the four files in qdir differ from want's
-// archive, or nil when each is whole and the same.
-func archiveMatches(qdir string, want kuis.Recap) error {
+// archive, its CSV files written with opts, or nil when each is whole and
+// the same.
+func archiveMatches(qdir string, want kuis.Recap, opts ...kuis.CSVOption) error {
 	for _, f := range archiveFiles {
 		got, err := os.ReadFile(filepath.Join(qdir, f.name))
 		if err != nil {
@@ -321,7 +324,7 @@ func archiveMatches(qdir string, want kuis.Recap) error {
 				return err
 			}
 		}
-		data, err := render(want, f.format)
+		data, err := render(want, f.format, opts...)
 		if err != nil {
 			return err
 		}
@@ -363,4 +366,28 @@ func words(s string) []string {
 		ls[i] = strings.Join(strings.Fields(l), " ")
 	}
 	return ls
+}
+
+// sameRecords fails the test unless got, read with encoding/csv's Comma set
+// to comma, holds the records that plain, the default form, holds, and
+// holds comma: the delimiter separated the fields.
+func sameRecords(t *testing.T, what string, comma rune, got, plain string) {
+	t.Helper()
+	read := func(s string, comma rune) [][]string {
+		r := csv.NewReader(strings.NewReader(s))
+		r.Comma = comma
+		r.FieldsPerRecord = -1
+		rows, err := r.ReadAll()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return rows
+	}
+	want := read(plain, ',')
+	if diff := cmp.Diff(want, read(got, comma)); diff != "" || len(want) < 2 || len(want[0]) < 2 {
+		t.Errorf("%s read with Comma %q (-want +got):\n%s", what, comma, diff)
+	}
+	if comma != ',' && !strings.ContainsRune(got, comma) {
+		t.Errorf("%s: no %q in %q", what, comma, got)
+	}
 }

@@ -25,7 +25,12 @@
 //
 // The result goes to stdout, nothing else: it pipes. With -json, a command
 // prints one JSON document (an array, or show's and course show's object)
-// in the library's field names, with quiz_id or course_id beside them.
+// in the library's field names, with quiz_id or course_id beside them. A
+// name or title is whatever was written to Redis, so the text output prints
+// what a terminal would act on in it (control and bidi characters, line
+// separators, bytes that are not UTF-8) escaped as Go escapes it (\x1b, \n,
+// \u202e, \xff, a backslash as \\), and the JSON \u-escapes them; the CSV
+// keeps every byte, as the file it is.
 // Errors go to stderr, one line each, naming what failed ("kuis: purge
 // kuis-07: quiz is still running"), and so does the progress of long work
 // (a line redrawn on a terminal, plain lines otherwise). The exit status is 0 when all went well,

@@ -102,7 +102,7 @@ func (p *progress) line() string {
 		s += fmt.Sprintf(", %.1f/s, about %v left", rate, left.Round(time.Second))
 	}
 	if p.latest != "" {
-		s += " (" + p.latest + ")"
+		s += " (" + visible(p.latest) + ")"
 	}
 	return s
 }

@@ -14,7 +14,7 @@ import (
 )
 
 var cmdPurge = &command{
-	usageLine: "purge (QUIZ... | -finished) -archive DIR [-course COURSE]",
+	usageLine: "purge (QUIZ... | -finished) -archive DIR [-course COURSE] [-delimiter C]",
 	short:     "archive finished quizzes to files (and fold them into their course), then delete their keys",
 	long: `
 For each quiz (Store.PurgeQuiz): takes its recap, writes its archive in
@@ -22,11 +22,12 @@ DIR/<quiz>/<instance>/ (Recap.Instance: a quiz ID used again, week after week,
 keeps each quiz's files apart), and only once the archive is on disk deletes
 the quiz's keys. The archive is four files: recap.json (the whole Recap as
 JSON), standings.csv, gradebook.csv and answers.csv (the library's CSV
-writers, default form: they read back byte for byte), readable by their owner
-only. Each file is written to a temporary file of that directory, flushed to
-disk and renamed, then the directory is flushed: a file under its final name
-is always complete, and no quiz's keys are deleted before its four files are
-safely on disk.
+writers, default form: they read back byte for byte; -delimiter separates
+their fields with another character than the comma, as kuis recap -h says),
+readable by their owner only. Each file is written to a temporary file of
+that directory, flushed to disk and renamed, then the directory is flushed:
+a file under its final name is always complete, and no quiz's keys are
+deleted before its four files are safely on disk.
 
 A quiz created in a course (kuis.InCourse: its meta names it) is also folded
 into that course (Course.Fold), once its files are on disk and before its
@@ -51,6 +52,7 @@ has its line on stderr); the others are still purged.`,
 		finished := fs.Bool("finished", false, "every finished quiz of the namespace")
 		dir := fs.String("archive", "", "archive each quiz in `DIR`/<quiz>/<instance>/ before deleting it (required)")
 		courseID := fs.String("course", "", "fold each quiz that names no course into the course `COURSE` before deleting it")
+		delimiter := delimiterFlag(fs)
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := needQuizzes("purge", args, *finished, "-finished"); err != nil {
 				return err
@@ -58,11 +60,15 @@ has its line on stderr); the others are still purged.`,
 			if *dir == "" {
 				return usagef("kuis purge: no -archive DIR: a quiz is purged only after it is archived")
 			}
+			opts, err := delimiterOption("purge", *delimiter)
+			if err != nil {
+				return err
+			}
 			if err := ensureDir(*dir); err != nil {
 				return fmt.Errorf("kuis: purge: archive directory: %w", err)
 			}
 			var course *kuis.Course
-			err := c.connect(ctx)
+			err = c.connect(ctx)
 			if err == nil && *courseID != "" {
 				course, err = open(ctx, c, "purge", *courseID, (*kuis.Store).Course)
 			}
@@ -73,7 +79,7 @@ has its line on stderr); the others are still purged.`,
 			if err != nil {
 				return err
 			}
-			purged, err := c.each(ctx, "purge", "purge", ids, func(ctx context.Context, id string) error { return c.purge(ctx, *dir, id, course) })
+			purged, err := c.each(ctx, "purge", "purge", ids, func(ctx context.Context, id string) error { return c.purge(ctx, *dir, id, course, opts) })
 			if err == nil && failed+purged > 0 {
 				return errReported
 			}
@@ -82,16 +88,17 @@ has its line on stderr); the others are still purged.`,
 	},
 }
 
-// purge archives quiz id in dir, folds it into the course it names, else
-// into course when not nil, and deletes its keys, within ctx.
-func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course) error {
+// purge archives quiz id in dir, its CSV files written with opts, folds it
+// into the course it names, else into course when not nil, and deletes its
+// keys, within ctx.
+func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course, opts []kuis.CSVOption) error {
 	qdir, folded := "", ""
 	n, err := c.store.PurgeQuiz(ctx, id, func(ctx context.Context, r kuis.Recap) error {
 		into, err := c.courseFor(r, course)
 		if err != nil {
 			return err
 		}
-		a, err := newArchive(r)
+		a, err := newArchive(r, opts...)
 		if err != nil {
 			return err
 		}
@@ -121,12 +128,12 @@ func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course) er
 		if folded, err = foldInto(ctx, into, r); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "%s: archived in %s before%s, no keys left\n", id, qdir, folded)
+		fmt.Fprintf(c.stdout, "%s: archived in %s before%s, no keys left\n", visible(id), visible(qdir), folded)
 		return nil
 	case err != nil:
 		return err
 	}
-	fmt.Fprintf(c.stdout, "%s: archived in %s%s, %d keys deleted\n", id, qdir, folded, n)
+	fmt.Fprintf(c.stdout, "%s: archived in %s%s, %d keys deleted\n", visible(id), visible(qdir), folded, n)
 	return nil
 }
 
@@ -159,9 +166,9 @@ func foldInto(ctx context.Context, course *kuis.Course, r kuis.Recap) (string, e
 		return "", err
 	}
 	if f.AlreadyFolded {
-		return ", folded into " + course.Keys().CourseID() + " before", nil
+		return ", folded into " + visible(course.Keys().CourseID()) + " before", nil
 	}
-	return ", folded into " + course.Keys().CourseID(), nil
+	return ", folded into " + visible(course.Keys().CourseID()), nil
 }
 
 // readRecap reads the quiz recap archived at path: a recap.json, or a

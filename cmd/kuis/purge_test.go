@@ -345,3 +345,26 @@ func TestPurgeFoldsEveryInstance(t *testing.T) {
 		t.Errorf("the course (-want +got):\n%s", diff)
 	}
 }
+
+// TestPurgeDelimiter: purge -delimiter writes the archive's CSV files with
+// the library's WithDelimiter, which read back with encoding/csv's Comma ';'
+// as the default form's do with ','; recap.json is the same JSON.
+func TestPurgeDelimiter(t *testing.T) {
+	tg := newTarget(t)
+	dir := t.TempDir()
+	tg.quiz("kuis-01", "Kuis", 2, [][]string{{"Ali", "Siti; A."}, {"Søren"}}, true)
+	recap := tg.recapOf("kuis-01")
+	want := "kuis-01: archived in " + instanceDir(dir, recap) + ", 5 keys deleted\n"
+	if out := tg.must("purge", "kuis-01", "-archive", dir, "-delimiter", ";"); out != want {
+		t.Errorf("purge -delimiter ';': %q, want %q", out, want)
+	}
+	checkArchive(t, dir, recap, kuis.WithDelimiter(';'))
+	got := archivedFiles(t, instanceDir(dir, recap))
+	for _, f := range archiveFiles[1:] {
+		plain, err := render(recap, f.format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameRecords(t, f.name, ';', got[f.name], string(plain))
+	}
+}

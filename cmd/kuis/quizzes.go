@@ -88,7 +88,7 @@ func (c *cli) quizzes(ctx context.Context, keep func(kuis.Status) bool, asJSON b
 	} else {
 		tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 		for _, l := range lines {
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", l.QuizID, l.Status, l.Questions, l.Participants, l.Answers, l.Title)
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%s\n", visible(l.QuizID), visible(string(l.Status)), l.Questions, l.Participants, l.Answers, visible(l.Title))
 		}
 		if err := tw.Flush(); err != nil {
 			return c.fail("quizzes", err)
@@ -162,13 +162,14 @@ func summaryOf(res []rueidis.RedisResult) (kuis.Summary, bool) {
 	return kuis.Summary{Title: title, Questions: int64(questions), Status: kuis.Status(status), Participants: participants, Answers: answers}, true
 }
 
-// printJSON prints v as one JSON document and a line end.
+// printJSON prints v as one JSON document and a line end, with what a
+// terminal would act on \u-escaped (visibleJSON).
 func (c *cli) printJSON(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("kuis: JSON: %w", err)
 	}
-	if _, err := c.stdout.Write(append(b, '\n')); err != nil {
+	if _, err := c.stdout.Write(append(visibleJSON(b), '\n')); err != nil {
 		return fmt.Errorf("kuis: stdout: %w", err)
 	}
 	return nil
@@ -250,7 +251,7 @@ func (c *cli) show(ctx context.Context, board *kuis.Board, id string, top int, a
 	if asJSON {
 		return c.printJSON(showResult{QuizID: id, Summary: sum, Standings: page})
 	}
-	fmt.Fprintf(c.stdout, "%s: %s\n%s, %d questions, %d participants, %d answers\n", id, sum.Title, statusWords(sum.Status), sum.Questions, sum.Participants, sum.Answers)
+	fmt.Fprintf(c.stdout, "%s: %s\n%s, %d questions, %d participants, %d answers\n", visible(id), visible(sum.Title), statusWords(sum.Status), sum.Questions, sum.Participants, sum.Answers)
 	return c.printBoard(page)
 }
 
@@ -262,14 +263,14 @@ func statusWords(s kuis.Status) string {
 	case kuis.StatusFinished:
 		return "selesai (finished)"
 	}
-	return string(s)
+	return visible(string(s))
 }
 
 // printBoard prints standings as a table: rank, participant, score.
 func (c *cli) printBoard(page []kuis.Standing) error {
 	tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 	for _, s := range page {
-		fmt.Fprintf(tw, "%s\t%s\t%d\n", strconv.Itoa(s.CompetitionRank), s.Participant, s.Score)
+		fmt.Fprintf(tw, "%s\t%s\t%d\n", strconv.Itoa(s.CompetitionRank), visible(s.Participant), s.Score)
 	}
 	if err := tw.Flush(); err != nil {
 		return fmt.Errorf("kuis: stdout: %w", err)

@@ -38,26 +38,16 @@ flushed and renamed), readable by its owner only.`,
 	flag: func(fs *flag.FlagSet) runFunc {
 		format := fs.String("format", "standings", "`FORMAT`: standings, gradebook, answers or json")
 		sheet := fs.Bool("spreadsheet", false, "CSV for a spreadsheet: BOM, quoted cells, formulas made text")
-		delimiter := fs.String("delimiter", ",", "separate the CSV's fields with `C`, one character (or tab)")
+		delimiter := delimiterFlag(fs)
 		out := fs.String("o", "", "write to `FILE` instead of stdout")
 		return func(ctx context.Context, c *cli, args []string) error {
 			id, err := oneQuiz("recap", args)
 			if err != nil {
 				return err
 			}
-			opts, err := csvOptions("recap", *format, recapFormats, *sheet)
+			opts, err := csvOptions("recap", *format, recapFormats, *sheet, *delimiter)
 			if err != nil {
 				return err
-			}
-			if *delimiter != "," {
-				if *format == "json" {
-					return usagef("kuis recap: -delimiter is for the CSV formats, not json")
-				}
-				comma, err := csvDelimiter(*delimiter)
-				if err != nil {
-					return err
-				}
-				opts = append(opts, kuis.WithDelimiter(comma))
 			}
 			if _, err := open(ctx, c, "recap", id, (*kuis.Store).Keys); err != nil {
 				return err
@@ -73,38 +63,60 @@ flushed and renamed), readable by its owner only.`,
 	},
 }
 
-// csvDelimiter is -delimiter's character: one that WithDelimiter takes, or
-// the word tab.
-func csvDelimiter(s string) (rune, error) {
+// delimiterFlag declares -delimiter on fs: the one definition of the flag
+// of every command that writes CSV (recap, course recap, purge, course
+// purge). Its value is the comma unless given; delimiterOption reads it.
+func delimiterFlag(fs *flag.FlagSet) *string {
+	return fs.String("delimiter", ",", "separate the CSV's fields with `C`, one character (or tab), as WithDelimiter does")
+}
+
+// delimiterOption is -delimiter's option for command name: nothing for the
+// comma, else WithDelimiter of the one character given, or of a tab for the
+// word tab. A delimiter the library refuses, or more than one character, is
+// a usage error.
+func delimiterOption(name, s string) ([]kuis.CSVOption, error) {
+	if s == "," {
+		return nil, nil
+	}
 	if s == "tab" {
-		return '\t', nil
+		return []kuis.CSVOption{kuis.WithDelimiter('\t')}, nil
 	}
 	r, size := utf8.DecodeRuneInString(s)
 	// An empty recap written to nowhere asks the library whether it takes r.
 	if size != len(s) || s == "" || (kuis.Recap{}).WriteCSV(io.Discard, kuis.WithDelimiter(r)) != nil {
-		return 0, usagef("kuis recap: -delimiter %+q: want one character other than '\"', CR and LF, or tab", s)
+		return nil, usagef("kuis %s: -delimiter %+q: want one character other than '\"', CR and LF, or tab", name, s)
 	}
-	return r, nil
+	return []kuis.CSVOption{kuis.WithDelimiter(r)}, nil
 }
 
 // csvOptions checks -format against a recap's formats (json last) and
-// makes -spreadsheet, which is for the CSV formats, its option.
-func csvOptions(name, format string, formats []string, sheet bool) ([]kuis.CSVOption, error) {
+// makes -spreadsheet and -delimiter, which are for the CSV formats, its
+// options.
+func csvOptions(name, format string, formats []string, sheet bool, delimiter string) ([]kuis.CSVOption, error) {
 	csv := formats[:len(formats)-1]
-	switch {
-	case !slices.Contains(formats, format):
-		return nil, usagef("kuis %s: -format %q: want %s or json", name, format, strings.Join(csv, ", "))
-	case !sheet:
-		return nil, nil
-	case format == "json" && len(csv) > 1:
-		return nil, usagef("kuis %s: -spreadsheet is for the CSV formats, not json", name)
-	case format == "json":
-		return nil, usagef("kuis %s: -spreadsheet is for the CSV format, not json", name)
+	formatsWord := "formats"
+	if len(csv) == 1 {
+		formatsWord = "format"
 	}
-	return []kuis.CSVOption{kuis.ForSpreadsheet()}, nil
+	if !slices.Contains(formats, format) {
+		return nil, usagef("kuis %s: -format %q: want %s or json", name, format, strings.Join(csv, ", "))
+	}
+	opts, err := delimiterOption(name, delimiter)
+	switch {
+	case err != nil:
+		return nil, err
+	case format == "json" && sheet:
+		return nil, usagef("kuis %s: -spreadsheet is for the CSV %s, not json", name, formatsWord)
+	case format == "json" && opts != nil:
+		return nil, usagef("kuis %s: -delimiter is for the CSV %s, not json", name, formatsWord)
+	case sheet:
+		opts = append(opts, kuis.ForSpreadsheet())
+	}
+	return opts, nil
 }
 
-// output writes the recap in a format to stdout, or, when out is not empty,
+// output writes the recap in a format (JSON with what a terminal would act
+// on \u-escaped, visibleJSON) to stdout, or, when out is not empty,
 // to the file out, whole or not at all: a temporary file of its directory,
 // flushed and renamed, then the directory flushed. what is the failure's
 // subject.
@@ -114,7 +126,7 @@ func (c *cli) output(what, out string, r recap, format string, opts []kuis.CSVOp
 		return c.fail(what, err)
 	}
 	if format == "json" {
-		data = append(data, '\n')
+		data = append(visibleJSON(data), '\n')
 	}
 	if out == "" {
 		if _, err := c.stdout.Write(data); err != nil {

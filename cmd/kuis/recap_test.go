@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,9 +86,10 @@ func TestRecap(t *testing.T) {
 }
 
 // TestRecapDelimiter: -delimiter prints each CSV format as the library's
-// writer writes it with WithDelimiter, in either form ("tab" is a tab); a
-// delimiter the library refuses, more than one character, or one given with
-// -format json is a usage error before any connection.
+// writer writes it with WithDelimiter, in either form ("tab" is a tab), and
+// ';' reads back with encoding/csv's Comma ';' as the default form does with
+// ','; a delimiter the library refuses, more than one character, or one
+// given with -format json is a usage error before any connection.
 func TestRecapDelimiter(t *testing.T) {
 	tg := newTarget(t)
 	tg.quiz("kuis-01", "Kuis", 2, [][]string{{"Ali", "Siti; A."}, {"Søren"}}, true)
@@ -97,6 +99,10 @@ func TestRecapDelimiter(t *testing.T) {
 	}
 	writer := csvWriters(recap)
 	for format, write := range writer {
+		var plain bytes.Buffer
+		if err := write(&plain); err != nil {
+			t.Fatal(err)
+		}
 		for flag, comma := range map[string]rune{";": ';', "tab": '\t', "|": '|', ",": ','} {
 			for _, sheet := range []bool{false, true} {
 				args := []string{"recap", "kuis-01", "-format", format, "-delimiter", flag}
@@ -109,8 +115,12 @@ func TestRecapDelimiter(t *testing.T) {
 				if err := write(&want, opts...); err != nil {
 					t.Fatal(err)
 				}
-				if diff := cmp.Diff(want.String(), tg.must(args...)); diff != "" {
+				got := tg.must(args...)
+				if diff := cmp.Diff(want.String(), got); diff != "" {
 					t.Errorf("%v (-want +got):\n%s", args, diff)
+				}
+				if !sheet {
+					sameRecords(t, fmt.Sprint(args), comma, got, plain.String())
 				}
 			}
 		}
@@ -132,5 +142,63 @@ func TestRecapDelimiter(t *testing.T) {
 			t.Errorf("recap %q: exit %d, stdout %q; want 2 and nothing", tt.args, r.code, r.stdout)
 		}
 		oneLine(t, fmt.Sprintf("recap %q", tt.args), r.stderr, "kuis recap", tt.says)
+	}
+}
+
+// TestDelimiterFlag: every command that writes CSV (recap, course recap,
+// purge and course purge, for their archives) takes -delimiter, described
+// alike, and refuses a delimiter the library refuses, or one given with
+// -format json, as a usage error before any connection.
+func TestDelimiterFlag(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "arsip")
+	described := map[string]bool{}
+	for _, c := range []struct {
+		name string
+		args []string
+		json string // the usage error of -delimiter with -format json
+	}{
+		{"recap", []string{"recap", "kuis-01"}, "-delimiter is for the CSV formats, not json"},
+		{"course recap", []string{"course", "recap", "ipa"}, "-delimiter is for the CSV format, not json"},
+		{"purge", []string{"purge", "kuis-01", "-archive", dir}, ""},
+		{"course purge", []string{"course", "purge", "ipa", "-archive", dir}, ""},
+	} {
+		kuisArgs := func(more ...string) []string {
+			return append(append([]string{"-addr", unreachable}, c.args...), more...)
+		}
+		help := runKuis(nil, kuisArgs("-h")...)
+		_, flag, ok := strings.Cut(help.stdout, "\n  -delimiter C\n")
+		flag, _, _ = strings.Cut(flag, "\n") // its description, one line
+		if help.code != 0 || !ok || !strings.Contains(flag, "one character (or tab)") {
+			t.Errorf("%s -h: exit %d, no -delimiter C, one character:\n%s", c.name, help.code, help.stdout)
+		}
+		described[flag] = true
+		for _, tt := range []struct{ delimiter, says string }{
+			{"", `-delimiter ""`},
+			{";;", `-delimiter ";;"`},
+			{`"`, `-delimiter "\""`},
+			{"\n", `-delimiter "\n"`},
+			{"\r", `-delimiter "\r"`},
+			{"\x00", `-delimiter "\x00"`},
+			{"\xff", `-delimiter "\xff"`},
+		} {
+			r := runKuis(nil, kuisArgs("-delimiter", tt.delimiter)...)
+			if r.code != 2 || r.stdout != "" {
+				t.Errorf("%s -delimiter %q: exit %d, stdout %q; want 2 and nothing", c.name, tt.delimiter, r.code, r.stdout)
+			}
+			oneLine(t, fmt.Sprintf("%s -delimiter %q", c.name, tt.delimiter), r.stderr, "kuis "+c.name+": ", tt.says)
+		}
+		if c.json != "" {
+			r := runKuis(nil, kuisArgs("-format", "json", "-delimiter", ";")...)
+			if r.code != 2 || r.stdout != "" {
+				t.Errorf("%s -format json -delimiter ';': exit %d, stdout %q; want 2 and nothing", c.name, r.code, r.stdout)
+			}
+			oneLine(t, c.name+" -format json -delimiter ';'", r.stderr, "kuis "+c.name+": ", c.json)
+		}
+	}
+	if len(described) != 1 {
+		t.Errorf("-delimiter is described %d ways: %v", len(described), described)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("a refused purge made its archive directory: %v", err)
 	}
 }

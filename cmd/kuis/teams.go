@@ -89,7 +89,7 @@ wrong.`,
 			}
 			tw := tabwriter.NewWriter(c.stdout, 0, 0, 2, ' ', 0)
 			for _, s := range standings {
-				fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\n", s.CompetitionRank, s.Team, s.Members, s.Sum, strconv.FormatFloat(s.Mean, 'f', 2, 64))
+				fmt.Fprintf(tw, "%d\t%s\t%d\t%d\t%s\n", s.CompetitionRank, visible(s.Team), s.Members, s.Sum, strconv.FormatFloat(s.Mean, 'f', 2, 64))
 			}
 			if err := tw.Flush(); err != nil {
 				return fmt.Errorf("kuis: stdout: %w", err)

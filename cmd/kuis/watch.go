@@ -58,7 +58,7 @@ func (c *cli) watch(ctx context.Context, board *kuis.Board, id string, top int) 
 		if !screen {
 			var b strings.Builder
 			for _, s := range page {
-				fmt.Fprintf(&b, "%s\t%d\n", s.Participant, s.Score)
+				fmt.Fprintf(&b, "%s\t%d\n", visible(s.Participant), s.Score)
 			}
 			b.WriteString("\n")
 			if _, err := fmt.Fprint(c.stdout, b.String()); err != nil {
@@ -66,7 +66,7 @@ func (c *cli) watch(ctx context.Context, board *kuis.Board, id string, top int) 
 			}
 			continue
 		}
-		fmt.Fprintf(c.stdout, "\x1b[H\x1b[2J%s: %s (top %d, %s; Ctrl-C ends)\n\n", id, title, top, time.Now().Format("15:04:05"))
+		fmt.Fprintf(c.stdout, "\x1b[H\x1b[2J%s: %s (top %d, %s; Ctrl-C ends)\n\n", visible(id), visible(title), top, time.Now().Format("15:04:05"))
 		if len(page) == 0 {
 			fmt.Fprintln(c.stdout, "no answer counted yet")
 		}
