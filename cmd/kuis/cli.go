@@ -194,12 +194,15 @@ func (e *nodeError) Unwrap() error { return e.err }
 // library passes them on in an ErrForbidden when the refusal came as a
 // command's reply, on a cluster node rueidis logged in to late).
 func loginRefusal(err error) string {
+	if err == nil {
+		return ""
+	}
 	var re *rueidis.RedisError
 	if errors.As(err, &re) && (strings.HasPrefix(re.Error(), "WRONGPASS") || strings.HasPrefix(re.Error(), "NOAUTH")) {
 		return re.Error()
 	}
-	if msg := err.Error(); strings.Contains(msg, "NOPERM") && strings.Contains(msg, "'hello'") {
-		return msg[strings.Index(msg, "NOPERM"):]
+	if _, refusal, ok := strings.Cut(err.Error(), "NOPERM"); ok && strings.Contains(refusal, "'hello'") {
+		return "NOPERM" + refusal
 	}
 	return ""
 }
