@@ -388,6 +388,12 @@ func TestACLOperatorRole(t *testing.T) {
 			refusedCall{"Create", func() error { return fm.Create(e.ctx, "Kuis baru", 3) }},
 			refusedCall{"Finish", func() error { return om.Finish(e.ctx) }},
 		)
+		// A refusal names what the user may not do, as the library words it,
+		// never the script's text or where in it the server refused.
+		if _, err := ob.RecordAnswer(e.ctx, "Eka", 1); redistest.Real() &&
+			(err == nil || strings.Contains(err.Error(), "script") || !strings.Contains(err.Error(), "the ACL user may not")) {
+			t.Errorf("RecordAnswer as operator: %v; want the library's words for the refusal", err)
+		}
 		kd := e.keys(done)
 		checkRefused(t, e, keys, isRefusal,
 			rawAs(e.ctx, operator, "HSET", k.Meta(), "status", "selesai"),
@@ -488,6 +494,9 @@ func TestACLRefusalInsideAScriptIsErrForbidden(t *testing.T) {
 			_, m := handles(t, s, fresh)
 			checkRefused(t, e, keys, isForbidden,
 				refusedCall{tc.name, func() error { return tc.call(b, m) }})
+			if err := tc.call(b, m); err == nil || strings.Contains(err.Error(), "script") {
+				t.Errorf("%s: %v; want the refusal without the script's text or place", tc.name, err)
+			}
 		})
 	}
 }

@@ -125,7 +125,7 @@ func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 	want := map[string]string{k.meta: "hash", k.board: "zset", k.answers: "set", k.log: "stream", k.order: "zset"}
 	keys := k.quizKeys()
 	cmds := append(shapeReads(c.B(), keys), c.B().Exists().Key(k.repairBoard).Build(), c.B().Exists().Key(k.repairOrder).Build())
-	res := send(ctx, c, cmds...)
+	res := a.q.s.send(ctx, c, cmds...)
 	shapes, err := shapesOf(res, keys, a.q.about(""))
 	if err != nil {
 		return nil, err

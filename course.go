@@ -313,5 +313,5 @@ func (l courseLedger) folded() []CourseQuiz {
 // pager is a pager of the course's keys on conn, its errors about the
 // course and quizID.
 func (c *Course) pager(conn rueidis.CommandClient, quizID string) pager {
-	return pager{c: conn, count: c.s.tune.pageSize, subject: c.about(quizID, "")}
+	return pager{s: &c.s.sender, c: conn, count: c.s.tune.pageSize, subject: c.about(quizID, "")}
 }

@@ -29,7 +29,7 @@ import (
 func (c *Course) Audit(ctx context.Context) ([]Violation, error) {
 	k := c.keys
 	keys := []string{k.board, k.quizzes}
-	shapes, err := shapesOf(send(ctx, c.s.client, shapeReads(c.s.client.B(), keys)...), keys, c.about("", ""))
+	shapes, err := shapesOf(c.s.send(ctx, c.s.client, shapeReads(c.s.client.B(), keys)...), keys, c.about("", ""))
 	if err != nil {
 		return nil, err
 	}

@@ -202,7 +202,7 @@ func (c *Course) held(ctx context.Context, f foldRecap) (*wire.Marker, map[strin
 		}
 		cmds = append(cmds, b.Hmget().Key(ledger).Field(names...).Build())
 	}
-	res := send(ctx, c.s.client, cmds...)
+	res := c.s.send(ctx, c.s.client, cmds...)
 	var held *wire.Marker
 	switch v, err := res[0].ToString(); {
 	case rueidis.IsRedisNil(err):
@@ -410,7 +410,7 @@ func (c *Course) checkQuizID(quizID string) error {
 func (c *Course) unfold(ctx context.Context, quizID, instance string) ([]Correction, error) {
 	field, ledger := wire.IndexField(quizID, instance), c.keys.Ledger(quizID, instance)
 	marked := true
-	if _, err := sendOne(ctx, c.s.client, c.s.client.B().Hget().Key(c.keys.quizzes).Field(field).Build()).ToString(); rueidis.IsRedisNil(err) {
+	if _, err := c.s.sendOne(ctx, c.s.client, c.s.client.B().Hget().Key(c.keys.quizzes).Field(field).Build()).ToString(); rueidis.IsRedisNil(err) {
 		marked = false
 	} else if err != nil {
 		return nil, c.fail(err, quizID, instance, c.keys.quizzes)

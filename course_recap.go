@@ -36,75 +36,97 @@ type courseReads struct{ index, board, shapes bool }
 // changed is true. Otherwise it returns EXEC's replies. With WithReplicas,
 // WAIT follows the writes there. A ledger the index does not list is not
 // read: a fold writes the index before the ledger, and an unfold deletes it
-// after.
+// after. A snapshot redirected (the slot moved in a failover) starts again
+// on the node that serves the slot (rounds).
 func (c *Course) snapshot(ctx context.Context, read courseReads, decide func(courseSnapshot) ([]rueidis.Completed, error)) (replies []rueidis.RedisMessage, changed bool, err error) {
+	r := courseRead{c: c, ctx: ctx, read: read, decide: decide}
+	if err := c.s.rounds(ctx, true, &r); err != nil {
+		return nil, false, c.fail(err, "", "", c.keys.board)
+	}
+	return r.replies, r.changed, r.err
+}
+
+// courseRead is one readSnapshot of snapshot, as rounds sends it.
+type courseRead struct {
+	c       *Course
+	ctx     context.Context
+	read    courseReads
+	decide  func(courseSnapshot) ([]rueidis.Completed, error)
+	replies []rueidis.RedisMessage
+	changed bool
+	err     error
+}
+
+func (r *courseRead) round(conn rueidis.CommandClient, more bool) round {
+	r.replies, r.changed, r.err = r.c.readSnapshot(r.ctx, conn, r.read, r.decide)
+	return again(r.ctx, r.err, more)
+}
+
+// readSnapshot is one snapshot on conn, a dedicated connection.
+func (c *Course) readSnapshot(ctx context.Context, conn rueidis.CommandClient, read courseReads, decide func(courseSnapshot) ([]rueidis.Completed, error)) (replies []rueidis.RedisMessage, changed bool, err error) {
 	k := c.keys
-	err = c.s.client.Dedicated(func(conn rueidis.DedicatedClient) (err error) {
-		defer func() {
-			if err != nil { // leave the connection as it was found
-				sendOne(context.WithoutCancel(ctx), conn, conn.B().Unwatch().Build())
-			}
-		}()
-		if err := c.watch(ctx, conn, k.board, k.quizzes); err != nil {
-			return err
+	defer func() {
+		if err != nil { // leave the connection as it was found
+			c.s.sendOne(context.WithoutCancel(ctx), conn, conn.B().Unwatch().Build())
 		}
-		snap := courseSnapshot{ledgers: map[string]map[string]string{}, shapes: map[string]keyShape{}}
-		if read.index {
-			if snap.index, err = c.pager(conn, "").fields(ctx, k.quizzes, "*"); err != nil {
-				return err
-			}
-			if err := c.readLedgers(ctx, conn, read, &snap); err != nil {
-				return err
-			}
+	}()
+	if err := c.watch(ctx, conn, k.board, k.quizzes); err != nil {
+		return nil, false, err
+	}
+	snap := courseSnapshot{ledgers: map[string]map[string]string{}, shapes: map[string]keyShape{}}
+	if read.index {
+		if snap.index, err = c.pager(conn, "").fields(ctx, k.quizzes, "*"); err != nil {
+			return nil, false, err
 		}
-		if read.board {
-			if snap.board, err = c.pager(conn, "").sorted(ctx, k.board); err != nil {
-				return err
-			}
+		if err := c.readLedgers(ctx, conn, read, &snap); err != nil {
+			return nil, false, err
 		}
-		writes, err := decide(snap)
-		if err != nil {
-			return err
+	}
+	if read.board {
+		if snap.board, err = c.pager(conn, "").sorted(ctx, k.board); err != nil {
+			return nil, false, err
 		}
-		cmds := make([]rueidis.Completed, 0, len(writes)+2)
-		cmds = append(append(append(cmds, conn.B().Multi().Build()), writes...), conn.B().Exec().Build())
-		res := send(ctx, conn, cmds...)
-		for _, r := range res[:len(res)-1] { // a write refused as it was queued (ACL): EXEC discards them all
-			if err := r.Error(); err != nil {
-				return c.fail(err, "", "", k.board)
-			}
+	}
+	writes, err := decide(snap)
+	if err != nil {
+		return nil, false, err
+	}
+	cmds := make([]rueidis.Completed, 0, len(writes)+2)
+	cmds = append(append(append(cmds, conn.B().Multi().Build()), writes...), conn.B().Exec().Build())
+	res := c.s.send(ctx, conn, cmds...)
+	for _, r := range res[:len(res)-1] { // a write refused as it was queued (ACL): EXEC discards them all
+		if err := r.Error(); err != nil {
+			return nil, false, c.fail(err, "", "", k.board)
 		}
-		exec := res[len(res)-1]
-		if rueidis.IsRedisNil(exec.Error()) {
-			changed = true
-			return nil
+	}
+	exec := res[len(res)-1]
+	if rueidis.IsRedisNil(exec.Error()) {
+		return nil, true, nil
+	}
+	if replies, err = exec.ToArray(); err != nil {
+		return nil, false, c.fail(err, "", "", k.board)
+	}
+	for _, r := range replies {
+		if err := r.Error(); err != nil {
+			return nil, false, c.fail(err, "", "", k.board)
 		}
-		if replies, err = exec.ToArray(); err != nil {
-			return c.fail(err, "", "", k.board)
+	}
+	if len(writes) > 0 {
+		if err := c.s.awaitReplicas(ctx, conn); err != nil {
+			return nil, false, c.fail(err, "", "", k.board)
 		}
-		for _, r := range replies {
-			if err := r.Error(); err != nil {
-				return c.fail(err, "", "", k.board)
-			}
-		}
-		if len(writes) > 0 {
-			if err := c.s.awaitReplicas(ctx, conn); err != nil {
-				return c.fail(err, "", "", k.board)
-			}
-		}
-		return nil
-	})
-	return replies, changed, err
+	}
+	return replies, changed, nil
 }
 
 // watch WATCHes keys on conn, one command each: a moving slot never
 // answers TRYAGAIN.
-func (c *Course) watch(ctx context.Context, conn rueidis.DedicatedClient, keys ...string) error {
+func (c *Course) watch(ctx context.Context, conn rueidis.CommandClient, keys ...string) error {
 	cmds := make([]rueidis.Completed, len(keys))
 	for i, key := range keys {
 		cmds[i] = conn.B().Watch().Key(key).Build()
 	}
-	for i, res := range send(ctx, conn, cmds...) {
+	for i, res := range c.s.send(ctx, conn, cmds...) {
 		if err := res.Error(); err != nil {
 			return c.fail(err, "", "", keys[i])
 		}
@@ -115,7 +137,7 @@ func (c *Course) watch(ctx context.Context, conn rueidis.DedicatedClient, keys .
 // readLedgers WATCHes every ledger the snapshot's index lists, reads its
 // TYPE and PTTL when read says (Audit, which skips one of the wrong type),
 // then the ledgers whole (a missing one as empty).
-func (c *Course) readLedgers(ctx context.Context, conn rueidis.DedicatedClient, read courseReads, snap *courseSnapshot) error {
+func (c *Course) readLedgers(ctx context.Context, conn rueidis.CommandClient, read courseReads, snap *courseSnapshot) error {
 	fields := slices.Sorted(maps.Keys(snap.index))
 	keys := make([]string, len(fields))
 	for i, f := range fields {
@@ -128,7 +150,7 @@ func (c *Course) readLedgers(ctx context.Context, conn rueidis.DedicatedClient, 
 	shapes := slices.Repeat([]keyShape{{typ: "hash", ttl: -1}}, len(keys))
 	if read.shapes && len(keys) > 0 {
 		var err error
-		if shapes, err = shapesOf(send(ctx, conn, shapeReads(conn.B(), keys)...), keys, c.about("", "")); err != nil {
+		if shapes, err = shapesOf(c.s.send(ctx, conn, shapeReads(conn.B(), keys)...), keys, c.about("", "")); err != nil {
 			return err
 		}
 	}

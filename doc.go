@@ -109,9 +109,46 @@
 // Every error wraps exactly one sentinel of this package (test with
 // errors.Is), or is another error wrapped with the quiz it concerns: a context
 // or network error from rueidis, a server error reply without a sentinel (e.g.
-// OOM, READONLY, BUSY, as *rueidis.RedisError), a reply of an unexpected
+// OOM, as *rueidis.RedisError), a reply of an unexpected
 // shape, or archive's own error from PurgeQuiz. Messages are one line; they
 // name the quiz and the participant, quoted and cut to 64 bytes, and no Redis
 // key, except ErrCorrupt, which names the key and field an operator must look
 // at. The CSV writers return the writer's error as it is.
+//
+// # Retries
+//
+// What a service does with an error depends on the error and on the call.
+// ErrUnavailable (a node unreachable, silent past [WithSilence], loading, or
+// a cluster still moving the quiz's slot after a failover), ErrBusy,
+// ErrNotReplicated and a deadline of the caller's own say the call may not
+// have happened, or happened only in part on the way; the library sends
+// nothing again that may have reached the server, so whether to call again
+// is the service's:
+//
+//	Call                            after ErrUnavailable, ErrBusy, ErrNotReplicated or a deadline
+//	reads: Standings, Page, Around, retry: a read changes nothing
+//	  Standing, Len, Summary,
+//	  Answered, Teams, Get, Status,
+//	  Quizzes, Recap, Audit, Events,
+//	  Live, a Course's reads
+//	RecordAnswer, RecordAnswers     retry: an answer counted before answers Duplicate, with its score
+//	Finish, Repair, Purge, Fold,    retry: the second call finishes what the first began, or changes
+//	  Archive, Unfold,                nothing (an Unfold of an instance gone returns an empty slice)
+//	  UnfoldInstance
+//	Create                          retry, then check: one whose reply was lost answers ErrQuizExists;
+//	                                  Meta.Get tells whether the quiz is the one meant
+//	PurgeQuiz, Course.Purge         retry, then check: one whose reply was lost answers
+//	                                  ErrQuizNotFound (PurgeQuiz) or archives an empty course and
+//	                                  returns 0 (Course.Purge): the first call's archive holds the data
+//
+// The other sentinels are answers, not accidents: ErrQuizFinished,
+// ErrQuizExists, ErrQuizNotFound, ErrNotOnBoard, ErrQuizRunning,
+// ErrConflict and ErrQuizChanged describe the quiz; the ErrInvalid ones the
+// input; ErrForbidden, ErrNeedsHashTag, ErrNeedsClusterClient, ErrNoClient
+// and ErrNoArchive the setup (fix it; the same call fails again); ErrCorrupt
+// data an operator must look at (Audit, Repair). A call on a cluster client
+// follows the cluster through a failover: a redirect (MOVED, ASK, TRYAGAIN,
+// CLUSTERDOWN) is followed or waited out, a bounded number of times, on
+// every path (scripts, pipelines, the dedicated connections of a snapshot
+// and of WithReplicas), and what is still not served is ErrUnavailable.
 package kuis

@@ -19,7 +19,7 @@ import (
 // Every error the library returns wraps one of these sentinels (test with
 // errors.Is), or is another error wrapped with the quiz it concerns: a context
 // or network error from rueidis, a server error reply without a sentinel (e.g.
-// OOM, READONLY, BUSY, as *rueidis.RedisError), a reply of an unexpected
+// OOM, as *rueidis.RedisError), a reply of an unexpected
 // shape, or archive's own error from PurgeQuiz. Recap.WriteCSV returns the
 // writer's error as it is.
 var (
@@ -82,17 +82,21 @@ var (
 	// inside one of the library's scripts.
 	ErrForbidden = errors.New("kuis: forbidden by the server's ACL")
 	// ErrUnavailable: the server cannot be reached or is not ready: the
-	// connection failed or broke, or the server answered LOADING, BUSY (a
-	// script holds it), MASTERDOWN, CLUSTERDOWN, READONLY (a replica, during
-	// a failover) or TRYAGAIN (a slot still migrating). The error of rueidis
-	// or of the server stays wrapped beside it; a service answers 503 and
-	// may try again later. A call cut short by its own ctx answers ctx's
-	// error instead.
+	// connection failed or broke; the node answered nothing for the silence
+	// bound (WithSilence); the server answered LOADING, BUSY (a script holds
+	// it), MASTERDOWN, CLUSTERDOWN, READONLY (a replica, during a failover)
+	// or TRYAGAIN; or, on a cluster client, the cluster kept redirecting the
+	// quiz's slot (MOVED, ASK: a failover or a slot migration) past the
+	// library's retries. The error of rueidis or of the server stays wrapped
+	// beside it; a service answers 503 and may try again later (the package
+	// doc says which calls are safe to send again). A call cut short by its
+	// own ctx answers ctx's error instead.
 	ErrUnavailable = errors.New("kuis: server unavailable")
 	// ErrNeedsClusterClient: New was given a client that is not a cluster
 	// client (rueidis.ClientOption.ForceSingleClient) for a server that is a
 	// Redis Cluster node, whose every write of a quiz would fail with MOVED
-	// or CROSSSLOT; a call answered so answers this too.
+	// or CROSSSLOT; a call of a Store whose client is not a cluster client
+	// answered so answers this too. A cluster client never sees it after New.
 	ErrNeedsClusterClient = errors.New("kuis: a Redis Cluster node needs a cluster client")
 	// ErrBusy: Store.Repair gave up rebuilding a board because other Repairs
 	// of the quiz kept taking the rebuild over, or Store.Recap (and so
@@ -233,6 +237,29 @@ func (e *notReplicated) about(subject string) error {
 	return fmt.Errorf("%w: %s: %d of %d replicas acknowledged within %v", ErrNotReplicated, subject, e.acked, e.want, e.timeout)
 }
 
+// unavailableError is ErrUnavailable as the send layer decides it: a node
+// that answered nothing within the silence bound, or, on a cluster client, a
+// slot the cluster did not serve within the library's retries (err: the
+// MOVED, ASK, TRYAGAIN or CLUSTERDOWN reply).
+type unavailableError struct {
+	why string
+	err error
+}
+
+func (e *unavailableError) Error() string {
+	if e.err == nil {
+		return e.why
+	}
+	return e.why + ": " + e.err.Error()
+}
+
+func (e *unavailableError) Unwrap() []error {
+	if e.err == nil {
+		return []error{ErrUnavailable}
+	}
+	return []error{ErrUnavailable, e.err}
+}
+
 // scriptCodes maps the first word of a script's error_reply to its sentinel.
 // The scripts in internal/script use exactly these codes.
 var scriptCodes = map[string]error{
@@ -270,6 +297,10 @@ func replyError(err error, subject, key string) error {
 	if errors.As(err, &nr) {
 		return nr.about(subject)
 	}
+	var un *unavailableError
+	if errors.As(err, &un) {
+		return fmt.Errorf("%w: %s: %w", ErrUnavailable, subject, un)
+	}
 	// errors.As, not rueidis.IsRedisErr: a server reply may come wrapped with
 	// the node that sent it (SCAN in purge.go), and must still map.
 	var re *rueidis.RedisError
@@ -288,17 +319,21 @@ func replyError(err error, subject, key string) error {
 		}
 		// A reply's code decides before its words: a redirect or a server not
 		// ready is that, whatever text follows the code.
-		if code == "MOVED" || code == "ASK" || code == "CROSSSLOT" { // only a client that is not a cluster client sees them
-			return fmt.Errorf("%w: %s: %s (leave rueidis.ClientOption.ForceSingleClient unset, and use WithHashTag)",
-				ErrNeedsClusterClient, subject, msg)
+		if code == "MOVED" || code == "ASK" || code == "CROSSSLOT" { // a cluster client's were made ErrUnavailable as sent
+			return fmt.Errorf("%w: %s: %w (leave rueidis.ClientOption.ForceSingleClient unset, and use WithHashTag)",
+				ErrNeedsClusterClient, subject, err)
 		}
 		if notReady[code] {
 			return fmt.Errorf("%w: %s: %w", ErrUnavailable, subject, err)
 		}
-		// Redis 7.0 words an ACL refusal inside a script without the NOPERM code:
-		// "can't run this command" for a command, "can't access" for a key.
-		if strings.Contains(msg, "can't run this command") || strings.Contains(msg, "can't access") ||
-			strings.Contains(msg, "no permissions") {
+		// Redis 7.0 words an ACL refusal inside a script without the NOPERM code,
+		// naming the script and the line: worded as the scripts' own refusals.
+		switch {
+		case strings.Contains(msg, "can't run this command"):
+			return fmt.Errorf("%w: %s: the ACL user may not run a command the call needs", ErrForbidden, subject)
+		case strings.Contains(msg, "can't access"):
+			return fmt.Errorf("%w: %s: the ACL user may not use a key the call needs", ErrForbidden, subject)
+		case strings.Contains(msg, "no permissions"):
 			return fmt.Errorf("%w: %s: %s", ErrForbidden, subject, msg)
 		}
 	}

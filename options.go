@@ -19,7 +19,13 @@ type options struct {
 	withReplicas bool          // WithReplicas was given: replicas and replicaWait are checked
 	replicas     int           // > 0: writes wait for this many replicas' acknowledgement; default 0, off
 	replicaWait  time.Duration // how long a write waits for them
+
+	silence time.Duration // how long a node may answer nothing to a waiting call; <= 0: no bound of the library's
 }
+
+// DefaultSilence is how long a node may answer nothing while a call waits
+// for it, unless WithSilence says otherwise.
+const DefaultSilence = 5 * time.Second
 
 // DefaultNamespace is the contract's namespace: keys are kuis:papan:<quiz>, kuis:meta:<quiz>,
 // kuis:jawaban:<quiz>, kuis:catatan:<quiz> and kuis:urutan:<quiz>.
@@ -154,9 +160,30 @@ func WithReplicas(n int, timeout time.Duration) Option {
 	return func(o *options) { o.withReplicas, o.replicas, o.replicaWait = true, n, timeout }
 }
 
+// WithSilence bounds how long a node may stay silent while a call waits for
+// it (DefaultSilence unless given): a call on a server that stops answering
+// (stopped, hung, cut off without a reset) returns ErrUnavailable, naming
+// the node's slot on a cluster, within d of its last sign of life, whether
+// or not the caller's ctx has a deadline. A call that has waited d/2 makes
+// kuis send PING to the node on a connection of its own, again d/2 after
+// each answer; any answer within d/2 (BUSY and LOADING too) shows the node
+// alive. The bound is on silence, not on a call's length: a batch the
+// server works through, a Lua script Redis answers BUSY about, WAIT for
+// WithReplicas' timeout and the blocking read of Board.Events (which waits
+// that long by design, before the bound starts) never fail for their
+// length; the caller's ctx bounds those. A dedicated connection (a
+// snapshot's WATCH, WithReplicas' runs) must be handed over within d. d <= 0
+// leaves waiting calls to the caller's ctx and the client's own timeouts:
+// rueidis ends a round trip at its ClientOption.ConnWriteTimeout (10 s by
+// default) when the ctx has a deadline or is never cancelled, exempts
+// blocking commands, and reports either as a context deadline.
+func WithSilence(d time.Duration) Option {
+	return func(o *options) { o.silence = d }
+}
+
 // resolve applies opts over the defaults and validates the result.
 func resolve(opts []Option) (options, error) {
-	o := options{naming: naming{namespace: DefaultNamespace}}
+	o := options{naming: naming{namespace: DefaultNamespace}, silence: DefaultSilence}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&o)

@@ -35,7 +35,7 @@ func (s *Store) Purge(ctx context.Context) (int64, error) {
 		for i, k := range keys {
 			cmds[i] = client.B().Unlink().Key(k).Build()
 		}
-		for _, res := range send(ctx, client, cmds...) {
+		for _, res := range s.send(ctx, client, cmds...) {
 			n, err := res.AsInt64()
 			if err != nil {
 				return err
@@ -87,7 +87,7 @@ func (s *Store) Quizzes(ctx context.Context) ([]string, error) {
 // command sent as every command of the library is.
 func (s *Store) scanner() cluster.Scanner {
 	return cluster.Scanner{Client: s.client, Count: s.tune.scanCount, Send: func(ctx context.Context, node rueidis.Client, cmd rueidis.Completed) rueidis.RedisResult {
-		return sendOne(ctx, node, cmd)
+		return s.sendOne(ctx, node, cmd)
 	}}
 }
 

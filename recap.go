@@ -221,21 +221,18 @@ func scoreMap(board []rueidis.ZScore) map[string]float64 {
 
 // recapInParts reads a quiz too big for one recap script, on one dedicated
 // connection: WATCH of its keys, then the quiz in pages (readPages), then an
-// empty MULTI/EXEC, which fails if a watched key changed meanwhile. A
-// finished quiz that changed is read again, up to readAttempts times, then
-// refused with ErrBusy; a running quiz is returned as read.
+// empty MULTI/EXEC, which fails if a watched key changed meanwhile. A read
+// redirected (the slot moved in a failover) starts again on the node that
+// serves the slot (rounds). A finished quiz that changed is read again, up
+// to readAttempts times, then refused with ErrBusy; a running quiz is
+// returned as read.
 func (q quiz) recapInParts(ctx context.Context) (Recap, string, error) {
 	for attempt := 1; ; attempt++ {
-		var (
-			r       Recap
-			mark    string
-			changed bool
-		)
-		err := q.s.client.Dedicated(func(c rueidis.DedicatedClient) error {
-			var err error
-			r, mark, changed, err = q.readParts(ctx, c)
-			return err
-		})
+		p := partsRead{q: q, ctx: ctx}
+		if err := q.s.rounds(ctx, true, &p); err != nil {
+			return Recap{}, "", q.fail(err, "", q.keys.meta)
+		}
+		r, mark, changed, err := p.r, p.mark, p.changed, p.err
 		switch {
 		case err != nil:
 			return Recap{}, "", err
@@ -248,25 +245,40 @@ func (q quiz) recapInParts(ctx context.Context) (Recap, string, error) {
 	}
 }
 
-// readParts is one WATCHed read of the quiz in pages on c; changed reports
-// that a watched key changed while it ran.
-func (q quiz) readParts(ctx context.Context, c rueidis.DedicatedClient) (r Recap, mark string, changed bool, err error) {
+// partsRead is one readParts of recapInParts, as rounds sends it.
+type partsRead struct {
+	q       quiz
+	ctx     context.Context
+	r       Recap
+	mark    string
+	changed bool
+	err     error
+}
+
+func (p *partsRead) round(c rueidis.CommandClient, more bool) round {
+	p.r, p.mark, p.changed, p.err = p.q.readParts(p.ctx, c)
+	return again(p.ctx, p.err, more)
+}
+
+// readParts is one WATCHed read of the quiz in pages on c, a dedicated
+// connection; changed reports that a watched key changed while it ran.
+func (q quiz) readParts(ctx context.Context, c rueidis.CommandClient) (r Recap, mark string, changed bool, err error) {
 	k := q.keys
 	watch := make([]rueidis.Completed, 0, len(k.quizKeys()))
 	for _, key := range k.quizKeys() { // one key each: a moving slot never answers TRYAGAIN
 		watch = append(watch, c.B().Watch().Key(key).Build())
 	}
-	for _, res := range send(ctx, c, watch...) {
+	for _, res := range q.s.send(ctx, c, watch...) {
 		if err := res.Error(); err != nil {
 			return Recap{}, "", false, q.fail(err, "", k.meta)
 		}
 	}
 	defer func() {
 		if err != nil { // leave the connection as it was found
-			sendOne(context.WithoutCancel(ctx), c, c.B().Unwatch().Build())
+			q.s.sendOne(context.WithoutCancel(ctx), c, c.B().Unwatch().Build())
 		}
 	}()
-	res := send(ctx, c, c.B().Zcard().Key(k.board).Build(), c.B().Zcard().Key(k.order).Build())
+	res := q.s.send(ctx, c, c.B().Zcard().Key(k.board).Build(), c.B().Zcard().Key(k.order).Build())
 	rank, err := q.rankingOf(res[0], res[1])
 	if err != nil {
 		return Recap{}, "", false, err
@@ -278,7 +290,7 @@ func (q quiz) readParts(ctx context.Context, c rueidis.DedicatedClient) (r Recap
 	if len(snap.fields) == 0 {
 		return Recap{}, "", false, q.errNotFound()
 	}
-	exec := send(ctx, c, c.B().Multi().Build(), c.B().Exec().Build())
+	exec := q.s.send(ctx, c, c.B().Multi().Build(), c.B().Exec().Build())
 	if err := exec[1].Error(); err != nil && !rueidis.IsRedisNil(err) {
 		return Recap{}, "", false, q.fail(err, "", k.meta)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kuisboard/kuis/internal/batch"
+	"github.com/kuisboard/kuis/internal/cluster"
 	"github.com/kuisboard/kuis/internal/script"
 	"github.com/redis/rueidis"
 )
@@ -42,68 +43,107 @@ type sender struct {
 const sendTries = 3
 
 // send sends cmds on c in one round trip and returns their results in order.
-func send(ctx context.Context, c rueidis.CommandClient, cmds ...rueidis.Completed) []rueidis.RedisResult {
-	do := func(cmds []rueidis.Completed) []rueidis.RedisResult {
+func (s *sender) send(ctx context.Context, c rueidis.CommandClient, cmds ...rueidis.Completed) []rueidis.RedisResult {
+	return s.sendBlocking(ctx, c, 0, cmds...)
+}
+
+// sendOne is send of one command.
+func (s *sender) sendOne(ctx context.Context, c rueidis.CommandClient, cmd rueidis.Completed) rueidis.RedisResult {
+	return s.send(ctx, c, cmd)[0]
+}
+
+// sendBlocking is send of commands one of which may block for up to block
+// (WAIT, XREAD BLOCK): the server may stay silent that long before the
+// silence bound starts.
+func (s *sender) sendBlocking(ctx context.Context, c rueidis.CommandClient, block time.Duration, cmds ...rueidis.Completed) []rueidis.RedisResult {
+	if len(cmds) == 0 {
+		return nil
+	}
+	return resend(ctx, s, c, cmds[0].Slot(), block, cmds, func(ctx context.Context, cmds []rueidis.Completed) []rueidis.RedisResult {
 		if len(cmds) == 1 {
 			return []rueidis.RedisResult{c.Do(ctx, cmds[0])}
 		}
 		return c.DoMulti(ctx, cmds...)
-	}
-	return resend(ctx, cmds, do)
-}
-
-// sendOne is send of one command.
-func sendOne(ctx context.Context, c rueidis.CommandClient, cmd rueidis.Completed) rueidis.RedisResult {
-	return send(ctx, c, cmd)[0]
+	})
 }
 
 // sendReads sends reads on the client in one round trip, through the
 // client-side cache with WithClientCache.
 func (s *sender) sendReads(ctx context.Context, cmds ...rueidis.Cacheable) []rueidis.RedisResult {
+	if len(cmds) == 0 {
+		return nil
+	}
 	if s.opts.cacheTTL <= 0 {
 		plain := make([]rueidis.Completed, len(cmds))
 		for i, c := range cmds {
 			plain[i] = rueidis.Completed(c)
 		}
-		return send(ctx, s.client, plain...)
+		return s.send(ctx, s.client, plain...)
 	}
 	cached := make([]rueidis.CacheableTTL, len(cmds))
 	for i, c := range cmds {
 		cached[i] = rueidis.CT(c.Pin(), s.opts.cacheTTL)
 	}
-	return resend(ctx, cached, func(cmds []rueidis.CacheableTTL) []rueidis.RedisResult {
+	first := rueidis.Completed(cmds[0])
+	slot := first.Slot()
+	return resend(ctx, s, s.client, slot, 0, cached, func(ctx context.Context, cmds []rueidis.CacheableTTL) []rueidis.RedisResult {
 		return s.client.DoMultiCache(ctx, cmds...)
 	})
 }
 
-// resend sends cmds with do, then sends again those that may be sent again
-// (sendable), at most sendTries times in all. One that never reached the
-// server as ctx ended answers ctx's error too.
-func resend[C any](ctx context.Context, cmds []C, do func([]C) []rueidis.RedisResult) []rueidis.RedisResult {
-	res := do(cmds)
-	for try := 1; try < sendTries; try++ {
+// resend sends cmds with do on c under the silence bound (watched), then
+// sends again those that may be sent again (sendable), at most sendTries
+// times in all. One that never reached the server as ctx ended answers
+// ctx's error too; one whose node fell silent answers an *unavailableError;
+// on a cluster client, a redirect the client could not follow (the slot
+// still moving, or its new owner not known yet) does too, with the reply
+// wrapped.
+func resend[C any](ctx context.Context, s *sender, c rueidis.CommandClient, slot uint16, block time.Duration, cmds []C, do func(context.Context, []C) []rueidis.RedisResult) []rueidis.RedisResult {
+	var res []rueidis.RedisResult
+	for try := 0; try < sendTries; try++ {
 		var again []int
-		for i, r := range res {
-			if sendable(ctx, r.Error()) {
-				again = append(again, i)
+		if try > 0 {
+			for i, r := range res {
+				if sendable(ctx, r.Error()) {
+					again = append(again, i)
+				}
+			}
+			if len(again) == 0 {
+				break
 			}
 		}
-		if len(again) == 0 {
-			break
+		retry := cmds
+		if try > 0 {
+			retry = make([]C, len(again))
+			for j, i := range again {
+				retry[j] = cmds[i]
+			}
 		}
-		retry := make([]C, len(again))
-		for j, i := range again {
-			retry[j] = cmds[i]
+		var out []rueidis.RedisResult
+		cut := s.watched(ctx, c, slot, block, func(ctx context.Context) { out = do(ctx, retry) })
+		if cut != nil {
+			for j, r := range out {
+				if err := r.Error(); err != nil && (unsent(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+					out[j] = rueidis.NewErrorResult(cut)
+				}
+			}
 		}
-		for j, r := range do(retry) {
+		if try == 0 {
+			res = out
+			continue
+		}
+		for j, r := range out {
 			res[again[j]] = r
 		}
 	}
-	if ended(ctx) {
-		for i, r := range res {
-			if err := r.Error(); err != nil && unsent(err) {
-				res[i] = rueidis.NewErrorResult(fmt.Errorf("%w (%w)", err, cmp.Or(ctx.Err(), context.DeadlineExceeded)))
-			}
+	for i, r := range res {
+		err := r.Error()
+		switch {
+		case err == nil:
+		case ended(ctx) && unsent(err):
+			res[i] = rueidis.NewErrorResult(fmt.Errorf("%w (%w)", err, cmp.Or(ctx.Err(), context.DeadlineExceeded)))
+		case s.client.Mode() == rueidis.ClientModeCluster && redirect(err):
+			res[i] = rueidis.NewErrorResult(&unavailableError{why: "the cluster did not serve the slot in time", err: err})
 		}
 	}
 	return res
@@ -142,9 +182,11 @@ func ended(ctx context.Context) bool {
 // Cluster moving the slot) is sent again from any connection; MOVED, ASK,
 // CLUSTERDOWN and a run that never reached its node only from a dedicated
 // one, which follows nothing: the client follows them itself, and send has
-// sent again what it could.
+// sent again what it could. err may be the library's error wrapping the
+// reply.
 func redirected(ctx context.Context, err error, dedicated bool) (addr string, again bool) {
-	re, server := rueidis.IsRedisErr(err)
+	var re *rueidis.RedisError
+	server := errors.As(err, &re)
 	switch {
 	case server && re.IsTryAgain():
 		return "", true
@@ -156,8 +198,22 @@ func redirected(ctx context.Context, err error, dedicated bool) (addr string, ag
 		}
 		_, ask := re.IsAsk()
 		return "", ask || re.IsClusterDown()
+	case errors.As(err, new(*unavailableError)):
+		return "", false // the node fell silent: a round of its own would too
 	}
 	return "", sendable(ctx, err)
+}
+
+// redirect reports whether err is a reply of a Redis Cluster serving a
+// slot elsewhere or not yet: MOVED, ASK, TRYAGAIN or CLUSTERDOWN.
+func redirect(err error) bool {
+	var re *rueidis.RedisError
+	if !errors.As(err, &re) {
+		return false
+	}
+	_, moved := re.IsMoved()
+	_, ask := re.IsAsk()
+	return moved || ask || re.IsTryAgain() || re.IsClusterDown()
 }
 
 // backoff paces the rounds of runs sent again: a pause of 1 ms, doubling to
@@ -276,9 +332,9 @@ type scriptRuns struct {
 // WAIT go on one dedicated connection: WithReplicas' godoc.
 func (r *scriptRuns) send(todo []int) {
 	r.todo = todo
-	if !r.s.rounds(r.ctx, r.wait, r) {
+	if err := r.s.rounds(r.ctx, r.wait, r); err != nil {
 		for _, i := range r.todo {
-			r.res[i] = rueidis.NewErrorResult(fmt.Errorf("%w: %w", batch.ErrNotSent, r.ctx.Err()))
+			r.res[i] = rueidis.NewErrorResult(fmt.Errorf("%w: %w", batch.ErrNotSent, err))
 		}
 	}
 }
@@ -293,10 +349,10 @@ func (r *scriptRuns) round(c rueidis.CommandClient, more bool) (next round) {
 			cmds[j] = r.sc.BySHA(c.B(), r.execs[i].Keys, r.execs[i].Args)
 		}
 	}
-	out := send(r.ctx, c, cmds...)
+	out := r.s.send(r.ctx, c, cmds...)
 	var acked rueidis.RedisResult
 	if r.wait && slices.ContainsFunc(out, func(m rueidis.RedisResult) bool { return didWrite(m, r.wrote) }) {
-		acked = c.Do(r.ctx, r.s.waitCmd(c))
+		acked = r.s.sendBlocking(r.ctx, c, r.s.opts.replicaWait, r.s.waitCmd(c))[0]
 	}
 	var again []int
 	for j, m := range out {
@@ -320,6 +376,16 @@ func (r *scriptRuns) round(c rueidis.CommandClient, more bool) (next round) {
 	return next
 }
 
+// again is the round that follows a round of a dedicated connection that
+// ended with err: sent again, after a pause and on the node a MOVED named,
+// when redirected says so and more allows.
+func again(ctx context.Context, err error, more bool) round {
+	if addr, ok := redirected(ctx, err, true); ok && more {
+		return round{again: true, pause: true, addr: addr}
+	}
+	return round{}
+}
+
 // A rounder is what rounds sends: one round on c, more telling whether the
 // backoff allows another; it returns what it asks for next.
 type rounder interface {
@@ -336,23 +402,21 @@ type round struct {
 // rounds is the one place that sends again what a redirect or an
 // unreachable node stopped (redirected reads which). It calls fn.round on
 // the client, or with onDedicated on a connection of a Dedicated, held by the
-// call alone (dedicated: ctx bounds the wait for it): the client's (the node
-// serving the slot of fn's first command), or the node a MOVED named in the
-// round before. It calls fn again while fn asks, after a pause (backoff)
-// when it asks for one; more tells fn whether the backoff allows one. It
-// reports false, at once, when ctx ended before a dedicated connection was
-// handed over: then fn did not run.
-func (s *sender) rounds(ctx context.Context, onDedicated bool, fn rounder) bool {
-	node := rueidis.Client(s.client)
+// call alone: the client's (the node serving the slot of fn's first
+// command), or the node a MOVED named in the round before. It calls fn again
+// while fn asks, after a pause (backoff) when it asks for one; more tells fn
+// whether the backoff allows one. It returns an error, at once, when no
+// dedicated connection was handed over (ctx ended, or the node stayed
+// silent): then fn did not run.
+func (s *sender) rounds(ctx context.Context, onDedicated bool, fn rounder) error {
+	node := s.client
 	var b backoff
 	for {
 		var next round
 		if !onDedicated {
 			next = fn.round(s.client, b.more())
-		} else if n, ok := dedicatedRound(ctx, node, fn, b.more()); ok {
-			next = n
-		} else {
-			return false
+		} else if err := s.dedicated(ctx, node, func(c rueidis.DedicatedClient) { next = fn.round(c, b.more()) }); err != nil {
+			return err
 		}
 		node = s.client
 		if next.addr != "" {
@@ -361,26 +425,19 @@ func (s *sender) rounds(ctx context.Context, onDedicated bool, fn rounder) bool 
 			}
 		}
 		if !next.again || next.pause && !b.wait(ctx) {
-			return true
+			return nil
 		}
 	}
 }
 
-// dedicatedRound is one round of rounds on a dedicated connection of node,
-// apart so that only this path pays for what the connection's closure holds.
-func dedicatedRound(ctx context.Context, node rueidis.Client, fn rounder, more bool) (next round, ok bool) {
-	ok = dedicated(ctx, node, func(c rueidis.DedicatedClient) { next = fn.round(c, more) })
-	return next, ok
-}
-
-// dedicated runs fn on a connection of node's Dedicated and reports true,
-// unless ctx ends before rueidis hands the connection over: then fn never
-// runs, and it reports false at once. A standalone client dials a new
-// dedicated connection under no deadline of the caller's (a server that
-// accepts connections but does not answer would hold the call until the
-// client's own timeouts), so the wait runs in a goroutine of its own, which
-// ends when the dial does.
-func dedicated(ctx context.Context, node rueidis.Client, fn func(rueidis.DedicatedClient)) bool {
+// dedicated runs fn on a connection of node's Dedicated and returns nil,
+// unless rueidis does not hand the connection over before ctx ends, or
+// within the silence bound (a node that accepts connections but does not
+// answer their handshake): then fn never runs, and it returns ctx's error or
+// an *unavailableError, at once. rueidis dials a dedicated connection under
+// no deadline of the caller's, so the wait runs in a goroutine of its own,
+// which ends when the dial does.
+func (s *sender) dedicated(ctx context.Context, node rueidis.Client, fn func(rueidis.DedicatedClient)) error {
 	const waiting, running, abandoned = 0, 1, 2
 	var state atomic.Int32
 	done := make(chan struct{})
@@ -393,16 +450,131 @@ func dedicated(ctx context.Context, node rueidis.Client, fn func(rueidis.Dedicat
 			return nil
 		})
 	}()
+	var silent <-chan time.Time
+	if d := s.opts.silence; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		silent = t.C
+	}
+	var err error
 	select {
 	case <-done:
-		return true
+		return nil
 	case <-ctx.Done():
-		if state.CompareAndSwap(waiting, abandoned) {
-			return false
-		}
-		<-done // fn runs under ctx, which has ended: it returns at once
-		return true
+		err = ctx.Err()
+	case <-silent:
+		err = &unavailableError{why: fmt.Sprintf("no connection was ready within %v", s.opts.silence)}
 	}
+	if state.CompareAndSwap(waiting, abandoned) {
+		return err
+	}
+	<-done // fn runs, and its sends are bounded as every send is
+	return nil
+}
+
+// watched calls do with a context that ends once the node that c sends to
+// has been silent for the silence bound (WithSilence), and then returns an
+// *unavailableError; or, when ctx ends first, ctx's error; else nil. How:
+// once the call has waited half the bound (after block, the time a blocking
+// command may wait by design), kuis sends PING to the node on a connection
+// of its own (a Dedicated of c, or of the client with the PING sent to
+// slot's node); an answer of any kind within half the bound shows the node
+// alive, and the next PING follows half the bound later. The round trip is
+// given to rueidis without ctx's deadline, which rueidis would set on the
+// connection for the whole round trip, ending it at the deadline or its
+// ConnWriteTimeout without looking at ctx again (so that a batch the server
+// works through could fail for its length, and a silent node hold the call
+// past the bound); ctx's end still ends it, as its cancellation.
+func (s *sender) watched(ctx context.Context, c rueidis.CommandClient, slot uint16, block time.Duration, do func(context.Context)) error {
+	d := s.opts.silence
+	if d <= 0 {
+		do(ctx)
+		return nil
+	}
+	base := ctx
+	if _, has := ctx.Deadline(); has {
+		base = context.WithoutCancel(ctx)
+	}
+	wctx, cancel := context.WithCancelCause(base)
+	defer cancel(nil)
+	if base != ctx {
+		defer context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })()
+	}
+	node, ok := c.(rueidis.Client)
+	if !ok {
+		node = s.client
+	}
+	w := &watch{s: s, ctx: wctx, cancel: cancel, node: node, slot: slot}
+	t := time.AfterFunc(block+d/2, w.check)
+	do(wctx)
+	t.Stop()
+	if err := context.Cause(wctx); err != nil {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		return err
+	}
+	return nil
+}
+
+// watch is the silence watch over one round trip of watched.
+type watch struct {
+	s      *sender
+	ctx    context.Context // the round trip's
+	cancel context.CancelCauseFunc
+	node   rueidis.Client
+	slot   uint16
+}
+
+// check PINGs the node until the round trip ends, and ends it with an
+// *unavailableError when a PING goes unanswered for half the bound.
+func (w *watch) check() {
+	half := w.s.opts.silence / 2
+	for {
+		pctx, cancel := context.WithTimeout(w.ctx, half)
+		alive := w.ping(pctx)
+		cancel()
+		if w.ctx.Err() != nil {
+			return
+		}
+		if !alive {
+			where := "the server"
+			if w.s.client.Mode() == rueidis.ClientModeCluster {
+				if w.slot < cluster.Slots {
+					where = fmt.Sprintf("the node serving slot %d", w.slot)
+				}
+			} else {
+				for addr := range w.s.client.Nodes() { // a standalone client's one
+					where = "the server at " + addr
+				}
+			}
+			w.cancel(&unavailableError{why: fmt.Sprintf("%s answered nothing for %v", where, w.s.opts.silence)})
+			return
+		}
+		t := time.NewTimer(half)
+		select {
+		case <-w.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// ping reports whether the node answers a PING on a dedicated connection
+// within ctx: any reply counts, an error reply (BUSY, LOADING) too.
+func (w *watch) ping(ctx context.Context) bool {
+	var alive bool
+	_ = w.s.dedicated(ctx, w.node, func(c rueidis.DedicatedClient) {
+		cmd := c.B().Ping().Build()
+		if w.s.client.Mode() == rueidis.ClientModeCluster && w.slot < cluster.Slots {
+			cmd = cmd.SetSlot(cluster.KeyInSlot(w.slot))
+		}
+		err := c.Do(ctx, cmd).Error()
+		_, reply := rueidis.IsRedisErr(err)
+		alive = err == nil || reply
+	})
+	return alive
 }
 
 // waitCmd is the WAIT that follows writes on c.
@@ -414,11 +586,11 @@ func (s *sender) waitCmd(c rueidis.CommandClient) rueidis.Completed {
 // on it that are no script run (a course's MULTI/EXEC): nil once enough
 // replicas acknowledged them, else the *notReplicated error. Without the
 // option it sends nothing and returns nil.
-func (s *sender) awaitReplicas(ctx context.Context, conn rueidis.DedicatedClient) error {
+func (s *sender) awaitReplicas(ctx context.Context, conn rueidis.CommandClient) error {
 	if s.opts.replicas == 0 {
 		return nil
 	}
-	return s.acknowledged(rueidis.RedisResult{}, conn.Do(ctx, s.waitCmd(conn))).Error()
+	return s.acknowledged(rueidis.RedisResult{}, s.sendBlocking(ctx, conn, s.opts.replicaWait, s.waitCmd(conn))[0]).Error()
 }
 
 // waitMillis is WAIT's timeout argument for d: whole milliseconds, rounded up.

@@ -79,7 +79,7 @@ func (q quiz) readPages(ctx context.Context, c rueidis.CommandClient, p parts) (
 	var s snapshot
 	var err error
 	if p.meta {
-		fields, err := sendOne(ctx, c, c.B().Hgetall().Key(k.meta).Build()).AsStrMap()
+		fields, err := q.s.sendOne(ctx, c, c.B().Hgetall().Key(k.meta).Build()).AsStrMap()
 		if err != nil {
 			return s, q.fail(err, "", k.meta)
 		}
@@ -115,7 +115,7 @@ func (q quiz) readPages(ctx context.Context, c rueidis.CommandClient, p parts) (
 func (q quiz) readLog(ctx context.Context, c rueidis.CommandClient, s *snapshot) error {
 	k, start := q.keys.log, "-"
 	for {
-		entries, err := sendOne(ctx, c, c.B().Xrange().Key(k).Start(start).End("+").Count(q.s.tune.pageSize).Build()).AsXRange()
+		entries, err := q.s.sendOne(ctx, c, c.B().Xrange().Key(k).Start(start).End("+").Count(q.s.tune.pageSize).Build()).AsXRange()
 		if err != nil {
 			return q.fail(err, "", k)
 		}
@@ -144,6 +144,7 @@ const readAttempts = 3
 // connection, COUNT pageSize each, so that no step holds the server long:
 // the one paged reader of a quiz's and a course's keys.
 type pager struct {
+	s       *sender
 	c       rueidis.CommandClient
 	count   int64
 	subject string // whose keys, as error messages name it
@@ -151,7 +152,7 @@ type pager struct {
 
 // pager is a pager of the quiz's keys on c.
 func (q quiz) pager(c rueidis.CommandClient) pager {
-	return pager{c: c, count: q.s.tune.pageSize, subject: q.about("")}
+	return pager{s: &q.s.sender, c: c, count: q.s.tune.pageSize, subject: q.about("")}
 }
 
 // members reads a set whole with SSCAN, each member once (SSCAN may return
@@ -216,7 +217,7 @@ func (p pager) sorted(ctx context.Context, key string) ([]rueidis.ZScore, error)
 func (p pager) scan(ctx context.Context, key string, cmd func(uint64) rueidis.Completed, page func([]string) error) error {
 	var cursor uint64
 	for {
-		entry, err := sendOne(ctx, p.c, cmd(cursor)).AsScanEntry()
+		entry, err := p.s.sendOne(ctx, p.c, cmd(cursor)).AsScanEntry()
 		if err != nil {
 			return replyError(err, p.subject, key)
 		}

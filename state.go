@@ -19,7 +19,7 @@ type quizState struct {
 // wrong type), ErrForbidden.
 func (q quiz) state(ctx context.Context) (quizState, error) {
 	k, c := q.keys, q.s.client
-	res := send(ctx, c,
+	res := q.s.send(ctx, c,
 		c.B().Hgetall().Key(k.meta).Build(),
 		c.B().Xrange().Key(k.log).Start("-").End("+").Count(1).Build(),
 		c.B().Xrevrange().Key(k.log).End("+").Start("-").Count(1).Build())

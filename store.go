@@ -96,7 +96,7 @@ func newStore(client rueidis.Client, tune tuning, opts ...Option) (*Store, error
 			"so that rueidis makes a cluster client, and give New WithHashTag", ErrNeedsClusterClient)
 	}
 	if o.replicas > 0 {
-		if err := checkReplicas(client, o.replicas); err != nil {
+		if err := (&sender{client, o}).checkReplicas(); err != nil {
 			return nil, err
 		}
 	}
@@ -130,12 +130,13 @@ func (s *Store) Keys(quizID string) (Keys, error) {
 // replicaCheck bounds New's check of the replicas.
 const replicaCheck = 10 * time.Second
 
-// checkReplicas asks every node of client for its role (ROLE) and refuses
+// checkReplicas asks every node of the client for its role (ROLE) and refuses
 // want above the replicas of the primary with the fewest: ErrInvalidOption.
 // A node that cannot be reached is left out (a replica that is down, or a
 // primary whose writes fail anyway until a failover), but at least one
 // primary must answer; an error reply (an ACL refusal) fails the check.
-func checkReplicas(client rueidis.Client, want int) error {
+func (s *sender) checkReplicas() error {
+	client, want := s.client, s.opts.replicas
 	ctx, cancel := context.WithTimeout(context.Background(), replicaCheck)
 	defer cancel()
 	nodes := client.Nodes()
@@ -143,7 +144,7 @@ func checkReplicas(client rueidis.Client, want int) error {
 	var unreached error
 	for _, addr := range slices.Sorted(maps.Keys(nodes)) {
 		node := nodes[addr]
-		role, err := sendOne(ctx, node, node.B().Role().Build()).ToArray()
+		role, err := s.sendOne(ctx, node, node.B().Role().Build()).ToArray()
 		if _, server := rueidis.IsRedisErr(err); err != nil && !server && client.Mode() == rueidis.ClientModeCluster {
 			unreached = errors.Join(unreached, replyError(err, "ROLE on "+addr, ""))
 			continue

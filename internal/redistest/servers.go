@@ -264,6 +264,21 @@ func (srv *Server) Start() error {
 		"--daemonize", "no", "--dir", srv.Dir, "--logfile", filepath.Join(srv.Dir, "redis.log"),
 		"--repl-diskless-sync-delay", "0", // a replica syncs at once, not 5 s later
 	}, srv.args...)
+	// An ACL file named in the arguments is the server's own, in its
+	// directory, and exists (redis-server refuses to start without it), so
+	// that the users ACL SAVE wrote are read again at a restart.
+	if i := slices.Index(args, "--aclfile"); i >= 0 && i+1 < len(args) && !filepath.IsAbs(args[i+1]) {
+		file := filepath.Join(srv.Dir, args[i+1])
+		f, err := os.OpenFile(file, os.O_CREATE|os.O_WRONLY, 0o600)
+		if err == nil {
+			err = f.Close()
+		}
+		if err != nil {
+			srv.mu.Unlock()
+			return fmt.Errorf("redistest: ACL file: %w", err)
+		}
+		args = append(slices.Clone(args[:i+1]), append([]string{file}, args[i+2:]...)...)
+	}
 	cmd := exec.Command("redis-server", args...)
 	if err := cmd.Start(); err != nil {
 		srv.mu.Unlock()

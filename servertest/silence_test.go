@@ -1,0 +1,147 @@
+package servertest_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/redistest"
+)
+
+// Ports of the silence and cluster-failover tests' own servers (cluster bus
+// ports 10000 above).
+const silencePortLo, silencePortHi = 34200, 34249
+
+// TestSilentServerIsUnavailableInBound: a server stopped (SIGSTOP) under
+// RecordAnswer, Recap, Fold and an Events iterator, all called with no
+// deadline of their own: each returns ErrUnavailable within WithSilence's
+// bound after the server fell silent (Events, whose read blocks by design,
+// within its block more); once the server runs again (SIGCONT), each works.
+func TestSilentServerIsUnavailableInBound(t *testing.T) {
+	const silence = 2 * time.Second
+	const margin = 3 * time.Second // scheduling on a loaded machine
+	const feedBlock = 5 * time.Second
+	srv := redistest.StandaloneServers(t, silencePortLo, silencePortHi).Standalone()
+	client := redistest.ClientAt(t, srv.Addr())
+	s, err := kuis.New(client, kuis.WithSilence(silence))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	running, done := quizID(), quizID()
+	live, _ := handles(t, s, running)
+	finished, finisher := handles(t, s, done)
+	for _, id := range []string{running, done} {
+		if _, m := handles(t, s, id); m.Create(ctx, "Kuis "+id, 3) != nil {
+			t.Fatalf("Create %s failed", id)
+		}
+	}
+	for _, p := range []string{"Ali", "Budi", "Citra"} {
+		if _, err := finished.RecordAnswer(ctx, p, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := finisher.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	recap, err := s.Recap(ctx, done)
+	if err != nil {
+		t.Fatal(err)
+	}
+	course, err := s.Course("kelas-8")
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// An Events iterator of the running quiz, blocked in its read on the
+	// server before the stop.
+	events := make(chan error, 1)
+	eventsCtx, stopEvents := context.WithCancel(ctx)
+	defer stopEvents()
+	go func() {
+		for _, err := range live.Events(eventsCtx, "") {
+			events <- err
+			return
+		}
+		events <- errors.New("the iterator ended without an event or an error")
+	}()
+	waitFor(t, 30*time.Second, "the Events iterator's XREAD", func() bool {
+		list, err := srv.Do("CLIENT", "LIST")
+		return err == nil && strings.Contains(list, "cmd=xread")
+	})
+
+	if err := syscall.Kill(srv.PID(), syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	resumed := false
+	resume := func() {
+		if !resumed {
+			resumed = true
+			if err := syscall.Kill(srv.PID(), syscall.SIGCONT); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	defer resume()
+	stopped := time.Now()
+
+	type outcome struct {
+		name  string
+		err   error
+		after time.Duration
+	}
+	calls := map[string]func() error{
+		"RecordAnswer": func() error { return errOf(live.RecordAnswer(ctx, "Dewi", 1)) },
+		"Recap":        func() error { return errOf(s.Recap(ctx, done)) },
+		"Fold":         func() error { return errOf(course.Fold(ctx, recap)) },
+		"Events":       func() error { return <-events },
+	}
+	out := make(chan outcome, len(calls))
+	for name, call := range calls {
+		go func() {
+			err := call()
+			out <- outcome{name, err, time.Since(stopped)}
+		}()
+	}
+	for range calls {
+		var o outcome
+		select {
+		case o = <-out:
+		case <-time.After(feedBlock + silence + time.Minute):
+			t.Fatal("a call on the stopped server never returned")
+		}
+		t.Logf("%s: %v after %v", o.name, o.err, o.after.Round(time.Millisecond))
+		bound := silence + margin
+		if o.name == "Events" {
+			bound += feedBlock
+		}
+		if !errors.Is(o.err, kuis.ErrUnavailable) || o.after > bound {
+			t.Errorf("%s on a stopped server: %v after %v; want ErrUnavailable within %v", o.name, o.err, o.after.Round(time.Millisecond), bound)
+		}
+	}
+
+	resume()
+	waitFor(t, 30*time.Second, "the resumed server's PONG", func() bool { _, err := srv.Do("PING"); return err == nil })
+	if _, err := live.RecordAnswer(ctx, "Eka", 2); err != nil {
+		t.Errorf("RecordAnswer after the server resumed: %v", err)
+	}
+	if got, err := s.Recap(ctx, done); err != nil || len(got.Standings) != 3 {
+		t.Errorf("Recap after the server resumed: %d standings, %v; want 3", len(got.Standings), err)
+	}
+	if _, err := course.Fold(ctx, recap); err != nil {
+		t.Errorf("Fold after the server resumed: %v", err)
+	}
+	if st, err := course.Standing(ctx, "Ali"); err != nil || st.Score != 10 {
+		t.Errorf("the course's Ali after the fold: %+v, %v; want 10 points", st, err)
+	}
+	for ev, err := range live.Events(ctx, "") {
+		if err != nil || ev.Participant != "Eka" && ev.Participant != "Dewi" {
+			t.Errorf("Events after the server resumed: %+v, %v; want an answer", ev, err)
+		}
+		break
+	}
+}
