@@ -99,10 +99,10 @@ func newACLUser(t *testing.T) aclUser {
 // roleNames are the roles as kuis names them.
 var roleNames = map[kuis.Role]string{kuis.RoleApp: "app", kuis.RoleTeacher: "teacher", kuis.RoleOperator: "operator"}
 
-// nodeLine is acl apply's line for a node of the cluster whose user was
-// saved to the aclfile users.acl.
-func nodeLine(addr, role, user string) string {
-	return fmt.Sprintf("%s (%s): user %q set, saved to users.acl", addr, role, user)
+// nodeLine is acl apply's line for node n, of role, whose user was saved
+// to its aclfile, users.acl in its directory.
+func nodeLine(n *redistest.Server, role, user string) string {
+	return fmt.Sprintf("%s (%s): user %q set, saved to %s", n.Addr(), role, user, filepath.Join(n.Dir, "users.acl"))
 }
 
 // fillSlots writes n keys into the slots of primary i of a cluster of
@@ -161,9 +161,9 @@ func TestACLCluster(t *testing.T) {
 	if !syncing(t, c) {
 		t.Fatal("every replica had synced before acl apply ran: the test would prove nothing")
 	}
-	roleOf := map[string]string{}
-	for _, p := range c.Primaries {
-		roleOf[p.Addr()] = "primary"
+	roleOf, nodeAt := map[string]string{}, map[string]*redistest.Server{}
+	for _, n := range c.Nodes() {
+		roleOf[n.Addr()], nodeAt[n.Addr()] = "primary", n
 	}
 	for _, rs := range c.Replicas {
 		for _, r := range rs {
@@ -180,7 +180,7 @@ func TestACLCluster(t *testing.T) {
 			r := kuisBin.run(nil, "-cluster", seeds, "acl", "apply", roleNames[role], "-name", u.name, "-new-password-file", u.file)
 			var want []string
 			for _, addr := range addrs {
-				want = append(want, nodeLine(addr, roleOf[addr], u.name))
+				want = append(want, nodeLine(nodeAt[addr], roleOf[addr], u.name))
 			}
 			if diff := cmp.Diff(want, lines(r.stdout)); r.code != 0 || r.stderr != "" || diff != "" {
 				t.Errorf("acl apply %s: exit %d, stderr %q (-want +got):\n%s", roleNames[role], r.code, r.stderr, diff)
@@ -288,7 +288,7 @@ func TestACLCluster(t *testing.T) {
 				var want []string
 				for _, addr := range addrs {
 					if addr != stalled.Addr() {
-						want = append(want, nodeLine(addr, roleOf[addr], u.name))
+						want = append(want, nodeLine(nodeAt[addr], roleOf[addr], u.name))
 					}
 				}
 				if diff := cmp.Diff(want, lines(r.stdout)); diff != "" {
@@ -327,7 +327,7 @@ func TestACLStandalone(t *testing.T) {
 
 	saving := s.Standalone("--aclfile", "users.acl")
 	r = apply(saving.Addr())
-	want = fmt.Sprintf("%s (server): user %q set, saved to users.acl", saving.Addr(), u.name)
+	want = nodeLine(saving, "server", u.name)
 	if diff := cmp.Diff([]string{want}, lines(r.stdout)); r.code != 0 || r.stderr != "" || diff != "" {
 		t.Errorf("acl apply with an aclfile: exit %d, stderr %q (-want +got):\n%s", r.code, r.stderr, diff)
 	}

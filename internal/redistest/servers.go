@@ -235,29 +235,12 @@ var errPortInUse = errors.New("port in use")
 
 // Start runs the server (again, after Kill: same port, directory and
 // arguments) and waits until it answers PING, which it does only once an
-// append-only file is loaded. It fails if the server is running. An ACL
-// file the arguments name ("--aclfile", "users.acl": a relative path is in
-// the server's directory) that does not exist is created empty first, as
-// redis-server refuses to start without it.
+// append-only file is loaded. It fails if the server is running.
 func (srv *Server) Start() error {
 	srv.mu.Lock()
 	if srv.cmd != nil {
 		srv.mu.Unlock()
 		return fmt.Errorf("redistest: server %s is running (PID %d)", srv.Addr(), srv.cmd.Process.Pid)
-	}
-	if i := slices.Index(srv.args, "--aclfile"); i >= 0 && i+1 < len(srv.args) {
-		path := srv.args[i+1]
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(srv.Dir, path)
-		}
-		f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY, 0o600) // kept as it is when it exists
-		if err == nil {
-			err = f.Close()
-		}
-		if err != nil {
-			srv.mu.Unlock()
-			return fmt.Errorf("redistest: the ACL file of %s: %w", srv.Addr(), err)
-		}
 	}
 	args := append([]string{
 		"--port", strconv.Itoa(srv.Port), "--bind", "127.0.0.1", "--save", "",
