@@ -10,7 +10,9 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/kuisboard/kuis"
 	"github.com/redis/rueidis"
@@ -135,9 +137,15 @@ func (c *cli) words(err error) string {
 		user = "default"
 	}
 	addrs := strings.Join(c.addrs, ",")
+	var node *nodeError
+	if errors.As(err, &node) {
+		addrs = node.addr
+	}
 	var opErr *net.OpError
 	var re *rueidis.RedisError
 	switch {
+	case loginRefusal(err) != "":
+		return fmt.Sprintf("Redis at %s refused the login of user %q: %s", c.refusedBy(node), user, loginRefusal(err))
 	case errors.Is(err, kuis.ErrForbidden), errors.As(err, &re) && strings.HasPrefix(re.Error(), "NOPERM"):
 		return fmt.Sprintf("refused by the server's ACL: user %q may not do this (kuis acl rules ROLE lists what a role may)", user)
 	case errors.Is(err, kuis.ErrQuizNotFound):
@@ -153,8 +161,6 @@ func (c *cli) words(err error) string {
 		return fmt.Sprintf("timed out after %v (-timeout)", c.g.timeout)
 	case errors.Is(err, context.Canceled):
 		return "interrupted"
-	case errors.As(err, &re) && (strings.HasPrefix(re.Error(), "WRONGPASS") || strings.HasPrefix(re.Error(), "NOAUTH")):
-		return fmt.Sprintf("Redis at %s refused the login of user %q: %s", addrs, user, re.Error())
 	case errors.As(err, &re) && strings.HasPrefix(re.Error(), "MOVED"):
 		return fmt.Sprintf("%s is a Redis Cluster node: use -cluster", addrs)
 	case errors.Is(err, kuis.ErrUnavailable) && errors.As(err, &re):
@@ -170,6 +176,83 @@ func (c *cli) words(err error) string {
 		return fmt.Sprintf("cannot reach Redis at %s: %s", addrs, reason)
 	}
 	return strings.TrimPrefix(err.Error(), "kuis: ")
+}
+
+// nodeError is the error of one node, which words names instead of the
+// servers kuis was given.
+type nodeError struct {
+	addr string
+	err  error
+}
+
+func (e *nodeError) Error() string { return e.err.Error() } // the line that reports it names the node
+func (e *nodeError) Unwrap() error { return e.err }
+
+// loginRefusal is the server's words when err is its refusal of a login,
+// else "": WRONGPASS or NOAUTH, or NOPERM for HELLO, the handshake rueidis
+// sends first (Redis names the command it refused in its words; the
+// library passes them on in an ErrForbidden when the refusal came as a
+// command's reply, on a cluster node rueidis logged in to late).
+func loginRefusal(err error) string {
+	if err == nil {
+		return ""
+	}
+	var re *rueidis.RedisError
+	if errors.As(err, &re) && (strings.HasPrefix(re.Error(), "WRONGPASS") || strings.HasPrefix(re.Error(), "NOAUTH")) {
+		return re.Error()
+	}
+	if _, refusal, ok := strings.Cut(err.Error(), "NOPERM"); ok && strings.Contains(refusal, "'hello'") {
+		return "NOPERM" + refusal
+	}
+	return ""
+}
+
+// loginProbe bounds refusedBy's logins.
+const loginProbe = 10 * time.Second
+
+// refusedBy names the nodes that refuse kuis's login: node when the
+// refusal came from it, the server on a standalone one; on a cluster, where
+// rueidis does not say which node refused (it logs in to a node the first
+// time it sends it a command), those of the seeds and of the nodes the
+// client knows that refuse a login now, else the seeds.
+func (c *cli) refusedBy(node *nodeError) string {
+	switch {
+	case node != nil:
+		return node.addr
+	case c.g.cluster == "":
+		return strings.Join(c.addrs, ",")
+	}
+	addrs := slices.Clone(c.addrs)
+	if c.client != nil {
+		for addr := range c.client.Nodes() {
+			if !slices.Contains(addrs, addr) {
+				addrs = append(addrs, addr)
+			}
+		}
+	}
+	wait := loginProbe
+	if c.g.timeout > 0 {
+		wait = min(wait, c.g.timeout)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	refused := make([]bool, len(addrs))
+	var wg sync.WaitGroup
+	for i, addr := range addrs {
+		wg.Go(func() { refused[i] = loginRefusal(login(ctx, addr, c.g.user, c.password, false)) != "" })
+	}
+	wg.Wait()
+	var named []string
+	for i, addr := range addrs {
+		if refused[i] {
+			named = append(named, addr)
+		}
+	}
+	if len(named) == 0 {
+		return strings.Join(c.addrs, ",")
+	}
+	slices.Sort(named)
+	return strings.Join(named, ",")
 }
 
 // conflictWords says, from the fields of the library's *kuis.ConflictError,

@@ -80,8 +80,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"acl", "rules"}, "one ROLE"},
 		{[]string{"acl", "rules", "admin"}, `role "admin"`},
 		{[]string{"acl", "rules", "app", "teacher"}, "one ROLE"},
-		{[]string{"acl", "apply", "app"}, "-user"},
-		{[]string{"acl", "apply", "app", "-user", "u"}, "no password"},
+		{[]string{"acl", "apply", "app"}, "-name"},
+		{[]string{"acl", "apply", "app", "-name", "u"}, "no password"},
 	}
 	for _, tt := range tests {
 		args := append([]string{"-addr", unreachable}, tt.args...)

@@ -402,6 +402,33 @@ type OwnCluster struct {
 // a client seeded with Addrs then sees the whole cluster, replicas included.
 func (s *Servers) Cluster(primaries, replicas int, args ...string) *OwnCluster {
 	s.t.Helper()
+	c := s.clusterNodes(primaries, replicas, args)
+	if err := c.form(nil, true); err != nil {
+		s.t.Fatalf("redistest: cluster %v: %v", c.Addrs(), err)
+	}
+	return c
+}
+
+// ClusterUnsettled is Cluster, but it returns as soon as every replica has
+// been told to follow its primary (CLUSTER REPLICATE was accepted): a
+// replica may still be connecting, syncing or loading, and a node may not
+// yet know every other. fill, when not nil, runs on each primary (its
+// index, then the primary) once every primary says cluster_state:ok and
+// before any replica follows: what it writes, the replicas then load.
+// Primary i holds the slots i*16384/primaries to (i+1)*16384/primaries-1.
+// WaitOK waits for the rest.
+func (s *Servers) ClusterUnsettled(primaries, replicas int, fill func(int, *Server) error, args ...string) *OwnCluster {
+	s.t.Helper()
+	c := s.clusterNodes(primaries, replicas, args)
+	if err := c.form(fill, false); err != nil {
+		s.t.Fatalf("redistest: cluster %v: %v", c.Addrs(), err)
+	}
+	return c
+}
+
+// clusterNodes starts the nodes of a cluster, each alone.
+func (s *Servers) clusterNodes(primaries, replicas int, args []string) *OwnCluster {
+	s.t.Helper()
 	if primaries < 1 || replicas < 0 {
 		s.t.Fatalf("redistest: a cluster of %d primaries with %d replicas each", primaries, replicas)
 	}
@@ -414,14 +441,13 @@ func (s *Servers) Cluster(primaries, replicas int, args ...string) *OwnCluster {
 			c.Replicas[i] = append(c.Replicas[i], s.ClusterNode(args...))
 		}
 	}
-	if err := c.form(); err != nil {
-		s.t.Fatalf("redistest: cluster %v: %v", c.Addrs(), err)
-	}
 	return c
 }
 
-// form joins the started nodes into the cluster and waits until it is whole.
-func (c *OwnCluster) form() error {
+// form joins the started nodes into the cluster, with fill run on each
+// primary before the replicas follow, and, when settle is set, waits until
+// the cluster is whole.
+func (c *OwnCluster) form(fill func(int, *Server) error, settle bool) error {
 	nodes := c.Nodes()
 	const slots = 16384
 	for i, p := range c.Primaries {
@@ -450,6 +476,25 @@ func (c *OwnCluster) form() error {
 		}
 		ids[n] = id
 	}
+	if fill != nil {
+		for _, p := range c.Primaries {
+			err := waitFor(clusterWait, func() error {
+				info, err := p.Do("CLUSTER", "INFO")
+				if err == nil && !strings.Contains(info, "cluster_state:ok") {
+					err = fmt.Errorf("primary %s: cluster_state is not ok", p.Addr())
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
+		}
+		for i, p := range c.Primaries {
+			if err := fill(i, p); err != nil {
+				return fmt.Errorf("fill primary %s: %w", p.Addr(), err)
+			}
+		}
+	}
 	// A replica can follow its primary once it knows it.
 	for i, p := range c.Primaries {
 		for _, r := range c.Replicas[i] {
@@ -461,6 +506,9 @@ func (c *OwnCluster) form() error {
 				return err
 			}
 		}
+	}
+	if !settle {
+		return nil
 	}
 	// CLUSTER SLOTS, which clients read, leaves out a replica whose
 	// replication offset is 0; a write on each (empty) primary moves it,
