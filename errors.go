@@ -123,6 +123,19 @@ var (
 	// name twice, or a member listed twice (in one team or two). Returned
 	// before any I/O.
 	ErrInvalidTeam = errors.New("kuis: invalid team")
+	// ErrInvalidClassID: the same rule as ErrInvalidQuizID, for a class ID.
+	// Returned before any I/O.
+	ErrInvalidClassID = errors.New("kuis: invalid class ID")
+	// ErrInvalidStudent: a Student whose ID or name breaks Class.Enroll's
+	// rule; the message says which field and which character. Returned
+	// before any I/O.
+	ErrInvalidStudent = errors.New("kuis: invalid student")
+	// ErrNameTaken: Class.Enroll was given a name that is, or that a class
+	// would confuse with, the name of another student of the class; nothing
+	// was written.
+	ErrNameTaken = errors.New("kuis: name taken in the class")
+	// ErrNotEnrolled: the class has no such student.
+	ErrNotEnrolled = errors.New("kuis: student not enrolled")
 )
 
 // ConflictReason says why a course refused a call (ConflictError.Reason).
