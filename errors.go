@@ -30,7 +30,8 @@ var (
 	ErrInvalidNamespace = errors.New("kuis: invalid namespace")
 	// ErrInvalidOption: an option outside its documented values (WithTies, a
 	// TeamScoring, WithReplicas), or WithReplicas asking for more replicas
-	// than a primary has.
+	// than a primary has; a line item or class sourcedId Recap.WriteOneRoster
+	// cannot write.
 	ErrInvalidOption = errors.New("kuis: invalid option")
 	// ErrInvalidParticipant: a participant name that breaks CleanParticipant's
 	// rule: empty, over 64 characters, not what CleanParticipant returns for it
@@ -128,7 +129,7 @@ var (
 	ErrInvalidClassID = errors.New("kuis: invalid class ID")
 	// ErrInvalidStudent: a Student whose ID or name breaks Class.Enroll's
 	// rule; the message says which field and which character. Returned
-	// before any I/O.
+	// before any I/O (by Recap.WriteOneRoster, for an ID it cannot write).
 	ErrInvalidStudent = errors.New("kuis: invalid student")
 	// ErrNameTaken: Class.Enroll was given a name that is, or that a class
 	// would confuse with, the name of another student of the class; nothing
