@@ -352,7 +352,7 @@ func replyError(err error, subject, key string) error {
 			return fmt.Errorf("%w: %s: %s", ErrForbidden, subject, msg)
 		}
 	}
-	if unreachable(err) {
+	if unreachable(err) || handshakeNotReady(err) {
 		return fmt.Errorf("%w: %s: %w", ErrUnavailable, subject, err)
 	}
 	return fmt.Errorf("kuis: %s: %w", subject, timedOut(err))
@@ -383,6 +383,14 @@ func unreachable(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
+}
+
+// handshakeNotReady reports whether err is a new connection's handshake
+// that a server not ready refused (BUSY, LOADING...): rueidis words it with
+// the reply's text and ErrNoCache, not the reply itself.
+func handshakeNotReady(err error) bool {
+	code, _, _ := strings.Cut(err.Error(), " ")
+	return errors.Is(err, rueidis.ErrNoCache) && notReady[code]
 }
 
 // archiveFailed is the error of a purge whose archive function failed with
