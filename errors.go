@@ -37,9 +37,11 @@ var (
 	// rule: empty, over 64 characters, not what CleanParticipant returns for it
 	// (white space around it, spaces, width or form it maps), nothing visible,
 	// a character the PRECIS Nickname profile refuses (hidden, blank,
-	// line-breaking or direction-changing ones among them), letters of two
-	// scripts, or a joiner or variation selector out of place. The message
-	// says which. Returned before any I/O.
+	// line-breaking or direction-changing ones among them; U+00B7 passes
+	// between letters, U+0640 within an Arabic word), letters of two scripts
+	// (but Latin with Han and kana, Bopomofo or Hangul), or a joiner or
+	// variation selector out of place. The message says which. Returned
+	// before any I/O.
 	ErrInvalidParticipant = errors.New("kuis: invalid participant")
 	// ErrInvalidMeta: a title that is empty, longer than 200 bytes, not valid
 	// UTF-8 or holds a control character, or a question count outside 1 to 1000.
