@@ -261,6 +261,7 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 		_, err := b.RecordAnswers(e.ctx, []kuis.AnswerInput{{"Fajar", 1}, {"Fajar", 2}})
 		return err
 	})
+	do("Board.Join", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Join(e.ctx, "Gita"); return err })
 	do("Board.Standings", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Standings(e.ctx); return err })
 	do("Board.Page", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Page(e.ctx, 3, 2); return err })
 	do("Board.Around", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Around(e.ctx, "Dewi", 1); return err })
