@@ -26,11 +26,12 @@ var contractRows = []contractRow{
 		"one key per quiz, one member per counted answer"},
 	{Keys.Log, "stream", "quiz application (teacher: the start and finish entries)", "teacher (recap, audit) and quiz application (the feed)",
 		"first, the start entry: the single field `status` = `berjalan`, written by Create; then one entry per counted answer, in the order counted: " +
-			"fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms; " +
+			"fields `peserta`, `soal`, `skor` (score after it), and among them one join entry per participant Join put on the board: " +
+			"fields `peserta` and `skor` = `0`; the entry ID is the server's time in ms; " +
 			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips both",
-		"one key per quiz, one entry per counted answer, plus the start and the finish"},
+		"one key per quiz, one entry per counted answer and per join, plus the start and the finish"},
 	{Keys.Order, "sorted set", "quiz application (operator: Repair)", "students and teacher",
-		"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time",
+		"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer, or of the join before any): points, then the earlier time",
 		"one key per quiz, one member per participant"},
 	{Keys.RepairBoard, "sorted set", "operator (Repair)", "none: Repair renames it to the board",
 		"a board being rebuilt by Repair, as the board, plus one token member starting with a NUL byte; it exists only while Repair rebuilds",

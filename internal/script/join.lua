@@ -11,11 +11,12 @@
 -- 1 when the run wrote, 0 when it wrote nothing (the participant was on the
 -- board), or, with ARGV[3], when the participant was on the board and the
 -- no-op its WAIT follows failed, that write's error text. Refusals (nothing
--- written): KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_FINISHED (a participant not
--- on the board of a finished quiz), KUIS_CORRUPT (malformed meta, a key of
--- the wrong type, the participant's score not sound or their place not
--- agreeing with it, or a log whose next entry would be at a time an order
--- place cannot hold).
+-- written), in the order checked: KUIS_FORBIDDEN, KUIS_NOTFOUND,
+-- KUIS_CORRUPT (malformed meta), KUIS_FINISHED (a participant not on the
+-- board of a finished quiz, whatever its other keys hold, as for an answer),
+-- KUIS_CORRUPT (a key of the wrong type, the participant's score not sound
+-- or their place not agreeing with it, or a log whose next entry would be at
+-- a time an order place cannot hold).
 --
 -- A new participant gets three writes: the join entry in the log (peserta,
 -- skor 0; its ID holds the server's time), 0 points on the board, and the
@@ -27,12 +28,22 @@
 local meta, board, answers, log, order = unpack(KEYS)
 local p = ARGV[1]
 local g = gate()
-local status, _, err = g.intact({{'XADD', log, '*', 'a', 'b'}, {'ZADD', board, '0', 'a'}, {'ZADD', order, '0', 'a'}}, meta,
-  board, answers, log, order)
+local err = g.permitted({'XADD', log, '*', 'a', 'b'}, {'ZADD', board, '0', 'a'}, {'ZADD', order, '0', 'a'})
+local status, _
+if not err then
+  status, _, err = metaState(meta)
+end
 if err then
   return err
 end
-local score = redis.call('ZSCORE', board, p)
+local score = redis.pcall('ZSCORE', board, p)
+local noBoard = type(score) == 'table' and score.err
+if status ~= 'berjalan' and (noBoard or not score) then
+  return g.refuse('KUIS_FINISHED')
+end
+if noBoard then
+  return refusal(score, board, 'not a sorted set')
+end
 local wrote = 0
 if score then
   if not sound(score) then
@@ -40,20 +51,24 @@ if score then
       ', not a non-negative multiple of 10 of at most ' .. whole(maxScore))
   end
 else
-  if status ~= 'berjalan' then
-    return g.refuse('KUIS_FINISHED')
+  _, err = g.sizes(board, answers, log, order)
+  if err then
+    return err
   end
   local now = redis.call('TIME')
   now = tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)
   if now >= unit then
     return corrupt(log, 'the server\'s time is past what an order place can hold')
   end
-  local id, t = logAt(log, string.format(int, now) .. '-*', logParticipant, p, logScore, joinScore)
+  local id
+  id, err = logAt(log, string.format(int, now) .. '-*', logParticipant, p, logScore, joinScore)
   if not id then
-    return t
+    return err
   end
+  -- The place holds the entry's own time: the server's, or after a log's
+  -- later last entry, that entry's.
   redis.call('ZADD', board, 0, p)
-  redis.call('ZADD', order, place(0, t or now), p)
+  redis.call('ZADD', order, place(0, timeOf(id)), p)
   score, wrote = '0', 1
 end
 local ranked
