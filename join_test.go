@@ -763,3 +763,22 @@ func TestJoinACL(t *testing.T) {
 		t.Errorf("log = %q; want the start and Ali's join", l)
 	}
 }
+
+// BenchmarkJoin joins a new participant each call (the writing path), and,
+// as a page reload does, one already on the board (no write).
+func BenchmarkJoin(b *testing.B) {
+	e := newEnv(b)
+	_, _, board := e.running(3)
+	b.Run("new", func(b *testing.B) {
+		benchParallel(b, func(i int64) error {
+			s, err := board.Join(e.ctx, benchMember(int(i)))
+			if err == nil && s.Score != 0 {
+				err = fmt.Errorf("joiner %d has %d points", i, s.Score)
+			}
+			return err
+		})
+	})
+	b.Run("again", func(b *testing.B) {
+		benchParallel(b, func(i int64) error { return errOf(board.Join(e.ctx, benchMember(int(i%100)))) })
+	})
+}
