@@ -57,7 +57,9 @@ func (s *Store) Meta(quizID string) (*Meta, error) {
 // without control characters, or questions outside 1 to 1000) and
 // ErrInvalidCourseID (InCourse given an invalid course ID) before any I/O,
 // ErrQuizExists, ErrForbidden; nothing is written then. With WithReplicas,
-// ErrNotReplicated: the quiz was created on the primary.
+// ErrNotReplicated: the quiz was created on the primary. A Create sent again
+// after ErrUnavailable or a deadline answers ErrQuizExists when the first
+// reached the server: Get tells whether the quiz is the one meant.
 func (m *Meta) Create(ctx context.Context, title string, questions int, opts ...CreateOption) error {
 	var o createOptions
 	for _, opt := range opts {
