@@ -48,10 +48,16 @@ func envWith(t testing.TB, client rueidis.Client, extra ...kuis.Option) *env {
 	return envTuned(t, client, kuis.Tuning{}, extra...)
 }
 
+// testSilence is the silence bound of the tests' Stores: a loaded 2-core
+// machine running -race may take seconds over one big command on miniredis,
+// which a test of something else must not fail for. servertest's silence
+// tests set their own.
+const testSilence = time.Minute
+
 func envTuned(t testing.TB, client rueidis.Client, tune kuis.Tuning, extra ...kuis.Option) *env {
 	t.Helper()
 	ns := redistest.Namespace(t)
-	opts := []kuis.Option{kuis.WithNamespace(ns)}
+	opts := []kuis.Option{kuis.WithNamespace(ns), kuis.WithSilence(testSilence)}
 	if redistest.Cluster() {
 		opts = append(opts, kuis.WithHashTag())
 	}
