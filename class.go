@@ -117,7 +117,7 @@ func cleanStudent(s Student, subject string) (Student, error) {
 
 // lookalike is a name's confusable key: two names a class would take for
 // one another have the same key.
-func lookalike(name string) string { return strings.ToLower(name) } // until internal/name has its key
+func lookalike(name string) string { return names.Key(name) }
 
 // EnrollError is Class.Enroll's refusal of one student, with nothing
 // written: errors.Is tells ErrNameTaken (the name is Holder's, or Holder's
