@@ -136,7 +136,7 @@ type EnrollError struct {
 func (e *EnrollError) Error() string {
 	class := "class " + quote(e.Class)
 	switch {
-	case e.err == ErrConflict:
+	case errors.Is(e.err, ErrConflict):
 		return fmt.Sprintf("kuis: conflict: %s: student %s is enrolled as %s, not %s; withdraw it to enroll it under another name",
 			class, quote(e.Student.ID), quote(e.Holder.Name), quote(e.Student.Name))
 	case e.Lookalike:
