@@ -214,8 +214,8 @@ var scriptCommands = map[string][]string{
 	script.PurgeQuiz.Name():    {"UNLINK", "HMGET", "EXISTS", "XRANGE"},
 	script.Course.Name():       {"ZCARD", "HLEN", "HGET", "HMGET", "ZMSCORE", "HSET", "ZADD", "TIME", "HKEYS", "HEXISTS", "HDEL", "ZREM"},
 	script.CourseCheck.Name():  {},
-	script.Enroll.Name():       {"HGET", "HSET"},
-	script.Withdraw.Name():     {"HGET", "HLEN", "HDEL"},
+	script.Enroll.Name():       {"HMGET", "HGET", "HSET"},
+	script.Withdraw.Name():     {"HMGET", "HDEL"},
 }
 
 // sends lists every command the operation sends or its scripts call,

@@ -95,8 +95,8 @@
 //	| audit the course | Course.Audit | TYPE, PTTL, WATCH, HSCAN, ZSCAN, MULTI, EXEC | O(L + N) |
 //	| repair the course board | Course.Repair | WATCH, HSCAN, ZSCAN, MULTI, ZADD, ZREM, EXEC, UNWATCH, WAIT; course_check.lua () | O(L + N) |
 //	| archive and purge a course | Course.Purge | WATCH, HSCAN, ZSCAN, MULTI, UNLINK, EXEC, UNWATCH, WAIT; course_check.lua () | O(L + N) |
-//	| enroll students in a class | Class.Enroll | WAIT; enroll.lua (HGET, HSET) | O(M) |
-//	| withdraw students from a class | Class.Withdraw | HMGET, WAIT; withdraw.lua (HGET, HLEN, HDEL) | O(M) |
+//	| enroll students in a class | Class.Enroll | WAIT; enroll.lua (HMGET, HGET, HSET) | O(M) |
+//	| withdraw students from a class | Class.Withdraw | HMGET, WAIT; withdraw.lua (HMGET, HDEL) | O(M) |
 //	| list a class's students | Class.Students | HSCAN | O(N) |
 //	| read one student | Class.Student | HGET | O(1) |
 //	| find a student by name | Class.Lookup | HGET | O(1) |

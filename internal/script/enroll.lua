@@ -21,51 +21,64 @@ if err then
   return err
 end
 local sep = '\31'
--- pending holds what the call writes, read before the keys themselves.
-local pending = {[roster] = {}, [names] = {}, [lookalikes] = {}}
-local function held(key, field)
-  local v = pending[key][field]
-  if v then
-    return v, nil
+-- step bounds the fields of one HMGET or HSET: unpack has a bound.
+local step = 500
+-- stored reads, for each student i (its ID's index in ARGV), field
+-- ARGV[i + at] of key, in HMGETs of at most step fields: a table by i of
+-- the values held (false for none), or nil, error.
+local function stored(key, at)
+  local out = {}
+  for first = 1, #ARGV, 3 * step do
+    local fields = {}
+    for i = first, math.min(#ARGV, first + 3 * step - 1), 3 do
+      fields[#fields + 1] = ARGV[i + at]
+    end
+    local r, e = g.call('not a hash', 'HMGET', key, unpack(fields))
+    if e then
+      return nil, e
+    end
+    for j, v in ipairs(r) do
+      out[first + 3 * (j - 1)] = v
+    end
   end
-  return g.call('not a hash', 'HGET', key, field)
+  return out, nil
 end
+local byID, byName, byKey, e
+byID, e = stored(roster, 0)
+if not e then
+  byName, e = stored(names, 1)
+end
+if not e then
+  byKey, e = stored(lookalikes, 2)
+end
+if e then
+  return e
+end
+-- pending holds what the call writes, read before what the keys hold.
+local pending = {id = {}, name = {}, key = {}}
 local new = {}
 for i = 1, #ARGV, 3 do
   local id, name, key = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-  local was, e = held(roster, id)
-  if e then
-    return e
-  end
+  local was = pending.id[id] or byID[i]
   if was then
     if was ~= name then
       return g.refuse('KUIS_CONFLICT', id .. sep .. was .. sep .. name)
     end
   else
-    local owner, how = nil, 'name'
-    owner, e = held(names, name)
-    if not e and (not owner or owner == id) then
-      owner, e = held(lookalikes, key)
-      how = 'lookalike'
-    end
-    if e then
-      return e
+    local owner, how = pending.name[name] or byName[i], 'name'
+    if not owner or owner == id then
+      owner, how = pending.key[key] or byKey[i], 'lookalike'
     end
     if owner and owner ~= id then
-      local theirs
-      theirs, e = held(roster, owner)
-      if e then
-        return e
-      end
+      local theirs = pending.id[owner] or redis.call('HGET', roster, owner)
       return g.refuse('KUIS_NAMETAKEN', id .. sep .. name .. sep .. owner .. sep .. (theirs or '') .. sep .. how)
     end
-    pending[roster][id], pending[names][name], pending[lookalikes][key] = name, id, id
+    pending.id[id], pending.name[name], pending.key[key] = name, id, id
     new[#new + 1] = i
   end
 end
 -- write sets, for each new student, field ARGV[i + f] = ARGV[i + v] of
--- key, in HSETs of at most step fields: unpack has a bound.
-local step = 500
+-- key, in HSETs of at most step fields.
 local function write(key, f, v)
   local args = {}
   for _, i in ipairs(new) do

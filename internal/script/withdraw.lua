@@ -17,32 +17,78 @@ local err = g.permitted({'HDEL', roster, 'i'}, {'HDEL', names, 'n'}, {'HDEL', lo
 if err then
   return err
 end
-for i = 1, #ARGV, 3 do
-  local was, e = g.call('not a hash', 'HGET', roster, ARGV[i])
-  if e then
-    return e
+-- step bounds the fields of one HMGET or HDEL: unpack has a bound.
+local step = 500
+-- each calls cmd on key with field ARGV[i + at] of each student i (its
+-- ID's index in ARGV) that keep(i) keeps, at most step a call, and returns
+-- the replies by i (HMGET's) or their sum (HDEL's), nil; or nil, error.
+local function each(cmd, key, at, keep)
+  local out, sum, fields, from = {}, 0, {}, {}
+  local function flush()
+    if #fields == 0 then
+      return nil
+    end
+    local r, e = g.call('not a hash', cmd, key, unpack(fields))
+    if e then
+      return e
+    end
+    if type(r) == 'table' then
+      for j, v in ipairs(r) do
+        out[from[j]] = v
+      end
+    else
+      sum = sum + r
+    end
+    fields, from = {}, {}
+    return nil
   end
-  if (was or '') ~= ARGV[i + 1] then
+  for i = 1, #ARGV, 3 do
+    if keep(i) then
+      fields[#fields + 1], from[#from + 1] = ARGV[i + at], i
+      if #fields == step then
+        local e = flush()
+        if e then
+          return nil, e
+        end
+      end
+    end
+  end
+  local e = flush()
+  if e then
+    return nil, e
+  end
+  if cmd == 'HDEL' then
+    return sum, nil
+  end
+  return out, nil
+end
+local all = function()
+  return true
+end
+local enrolled = function(i)
+  return ARGV[i + 1] ~= ''
+end
+local byID, byName, byKey, e
+byID, e = each('HMGET', roster, 0, all)
+if not e then
+  byName, e = each('HMGET', names, 1, enrolled)
+end
+if not e then
+  byKey, e = each('HMGET', lookalikes, 2, enrolled)
+end
+if e then
+  return e
+end
+for i = 1, #ARGV, 3 do
+  if (byID[i] or '') ~= ARGV[i + 1] then
     return -1
   end
 end
-for _, key in ipairs({names, lookalikes}) do
-  local _, e = g.call('not a hash', 'HLEN', key)
-  if e then
-    return e
-  end
-end
-local n = 0
-for i = 1, #ARGV, 3 do
-  local id, name, key = ARGV[i], ARGV[i + 1], ARGV[i + 2]
-  if name ~= '' then
-    n = n + redis.call('HDEL', roster, id)
-    if redis.call('HGET', names, name) == id then
-      redis.call('HDEL', names, name)
-    end
-    if redis.call('HGET', lookalikes, key) == id then
-      redis.call('HDEL', lookalikes, key)
-    end
-  end
-end
+local n = each('HDEL', roster, 0, enrolled)
+each('HDEL', names, 1, function(i)
+  return enrolled(i) and byName[i] == ARGV[i]
+end)
+each('HDEL', lookalikes, 2, function(i)
+  return enrolled(i) and byKey[i] == ARGV[i]
+end)
 return n
