@@ -72,6 +72,9 @@ type AnswerResult struct {
 // repeat): the answer was counted, or was a repeat, on the primary, but too
 // few replicas acknowledged its run in time, or, for a repeat, the no-op
 // that its WAIT follows failed.
+//
+// Safe to send again after ErrUnavailable, ErrNotReplicated or a deadline:
+// an answer the first call counted answers Duplicate, with its score.
 func (b *Board) RecordAnswer(ctx context.Context, participant string, question int) (Answer, error) {
 	a, err := b.recordAnswer(ctx, participant, question)
 	b.q.s.counts.answered(a, err)

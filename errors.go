@@ -30,15 +30,18 @@ var (
 	ErrInvalidNamespace = errors.New("kuis: invalid namespace")
 	// ErrInvalidOption: an option outside its documented values (WithTies, a
 	// TeamScoring, WithReplicas), or WithReplicas asking for more replicas
-	// than a primary has.
+	// than a primary has; a line item or class sourcedId Recap.WriteOneRoster
+	// cannot write.
 	ErrInvalidOption = errors.New("kuis: invalid option")
 	// ErrInvalidParticipant: a participant name that breaks CleanParticipant's
 	// rule: empty, over 64 characters, not what CleanParticipant returns for it
 	// (white space around it, spaces, width or form it maps), nothing visible,
 	// a character the PRECIS Nickname profile refuses (hidden, blank,
-	// line-breaking or direction-changing ones among them), letters of two
-	// scripts, or a joiner or variation selector out of place. The message
-	// says which. Returned before any I/O.
+	// line-breaking or direction-changing ones among them; U+00B7 passes
+	// between letters, U+0640 within an Arabic word), letters of two scripts
+	// (but Latin with Han and kana, Bopomofo or Hangul), or a joiner or
+	// variation selector out of place. The message says which. Returned
+	// before any I/O.
 	ErrInvalidParticipant = errors.New("kuis: invalid participant")
 	// ErrInvalidMeta: a title that is empty, longer than 200 bytes, not valid
 	// UTF-8 or holds a control character, or a question count outside 1 to 1000.
@@ -130,7 +133,7 @@ var (
 	ErrInvalidClassID = errors.New("kuis: invalid class ID")
 	// ErrInvalidStudent: a Student whose ID or name breaks Class.Enroll's
 	// rule; the message says which field and which character. Returned
-	// before any I/O.
+	// before any I/O (by Recap.WriteOneRoster, for an ID it cannot write).
 	ErrInvalidStudent = errors.New("kuis: invalid student")
 	// ErrNameTaken: Class.Enroll was given a name that is, or that a class
 	// would confuse with, the name of another student of the class; nothing
@@ -353,7 +356,7 @@ func replyError(err error, subject, key string) error {
 			return fmt.Errorf("%w: %s: %s", ErrForbidden, subject, msg)
 		}
 	}
-	if unreachable(err) {
+	if unreachable(err) || handshakeNotReady(err) {
 		return fmt.Errorf("%w: %s: %w", ErrUnavailable, subject, err)
 	}
 	return fmt.Errorf("kuis: %s: %w", subject, timedOut(err))
@@ -384,6 +387,14 @@ func unreachable(err error) bool {
 	var op *net.OpError
 	return errors.As(err, &op) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
+}
+
+// handshakeNotReady reports whether err is a new connection's handshake
+// that a server not ready refused (BUSY, LOADING...): rueidis words it with
+// the reply's text and ErrNoCache, not the reply itself.
+func handshakeNotReady(err error) bool {
+	code, _, _ := strings.Cut(err.Error(), " ")
+	return errors.Is(err, rueidis.ErrNoCache) && notReady[code]
 }
 
 // archiveFailed is the error of a purge whose archive function failed with

@@ -47,7 +47,7 @@ func (q quiz) readAfter(ctx context.Context, after wire.ID, block time.Duration,
 		cmd = c.B().Xread().Count(q.s.tune.pageSize).Streams().Key(k.log).Id(after.String()).Build()
 	}
 	q.s.counts.feedReads.Add(1)
-	streams, err := q.s.sendBlocking(ctx, c, block, cmd)[0].AsXRead()
+	streams, err := q.s.sendFollowing(ctx, c, block, cmd).AsXRead()
 	if rueidis.IsRedisNil(err) { // the block timed out
 		return feedBatch{}, after, false
 	}

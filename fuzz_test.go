@@ -474,3 +474,21 @@ func TestReplyErrorNetworkTimeoutIsDeadlineExceeded(t *testing.T) {
 		t.Errorf("replyError(connection reset) = %v wraps context.DeadlineExceeded", got)
 	}
 }
+
+// TestReplyErrorHandshakeNotReady: a new connection's handshake that a server
+// not ready refused, which rueidis words with the reply's text and
+// ErrNoCache, is ErrUnavailable; a handshake refused for another reason is not.
+func TestReplyErrorHandshakeNotReady(t *testing.T) {
+	handshake := func(reply string) error {
+		return fmt.Errorf("%s: %v\n%w", reply, []string{"CLIENT", "TRACKING", "ON", "OPTIN"}, rueidis.ErrNoCache)
+	}
+	for reply, want := range map[string]bool{
+		"BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.": true,
+		"LOADING Redis is loading the dataset in memory":                                         true,
+		"ERR unknown command 'CLIENT'":                                                           false,
+	} {
+		if got := errors.Is(replyError(handshake(reply), "quiz", ""), ErrUnavailable); got != want {
+			t.Errorf("replyError(handshake refused with %q) is ErrUnavailable: %v, want %v", reply, got, want)
+		}
+	}
+}

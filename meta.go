@@ -61,7 +61,9 @@ func (s *Store) Meta(quizID string) (*Meta, error) {
 // 1000), ErrInvalidCourseID (InCourse given an invalid course ID) and
 // ErrInvalidClassID (ForClass given an invalid class ID) before any I/O,
 // ErrQuizExists, ErrForbidden; nothing is written then. With WithReplicas,
-// ErrNotReplicated: the quiz was created on the primary.
+// ErrNotReplicated: the quiz was created on the primary. A Create sent again
+// after ErrUnavailable or a deadline answers ErrQuizExists when the first
+// reached the server: Get tells whether the quiz is the one meant.
 func (m *Meta) Create(ctx context.Context, title string, questions int, opts ...CreateOption) error {
 	var o createOptions
 	for _, opt := range opts {

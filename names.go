@@ -26,6 +26,15 @@ import (
 // it does not change (an emoji shown as emoji anyway, a skin tone, a flag's
 // letter, a pictograph without an emoji form such as ★) goes too.
 //
+// The rule passes the real names of the world: beyond the profile, it takes
+// U+00B7 MIDDLE DOT between two letters (a letter and its marks before it,
+// a letter right after), as Chinese transliterations write it
+// ("列夫·托尔斯泰"; the profile takes it only in Catalan's "l·l"), and
+// U+0640 ARABIC TATWEEL within an Arabic word (between two Arabic letters,
+// with only tatweels and marks between them: "محـمد"). Apostrophes and
+// hyphens pass as the profile takes them ("O'Brien", "N’Golo", "Kealiʻi",
+// "Jean-Luc").
+//
 // A name is refused when, cleaned, it would show as nothing or pass for
 // another student's name:
 //   - it is empty, longer than 64 characters or not valid UTF-8;
@@ -34,13 +43,16 @@ import (
 //     word joiners, invisible operators, fillers such as U+3164, tags,
 //     variation selectors), bidirectional controls, line and paragraph
 //     separators, private-use, unassigned and old Hangul jamo code points;
-//     or a blank symbol that shows as a space (U+2800, U+1D159);
+//     or a blank symbol that shows as a space (U+2800, U+1D159); or a middle
+//     dot or tatweel out of the places above;
 //   - it has no letter, digit or symbol;
 //   - its letters (and the marks and digits that belong to a script) come
 //     from more than one script, as the Cyrillic "А" beside the Latin "li" of
-//     "Аli" (characters of Unicode's Common and Inherited scripts, such as
-//     digits 0-9, punctuation, emoji and most combining marks, go with any
-//     script; Han goes with Hiragana and Katakana, or with Hangul);
+//     "Аli", but as UTS #39's Highly Restrictive level allows: the scripts of
+//     one of Japanese (Latin, Han, Hiragana, Katakana: "田中Taro"), Chinese
+//     with Bopomofo (Latin, Han, Bopomofo) or Korean (Latin, Han, Hangul).
+//     Characters of Unicode's Common and Inherited scripts, such as digits
+//     0-9, punctuation, emoji and most combining marks, go with any script;
 //   - a joiner (U+200C, U+200D) starts or ends it, or stands where neither
 //     the profile's context rules keep it (after a virama in Indic scripts,
 //     U+200C between joining letters as in Persian names) nor an emoji

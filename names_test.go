@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis"
+	names "github.com/kuisboard/kuis/internal/name"
 )
 
 // TestCleanParticipant: CleanParticipant returns the name the rule cleans
@@ -21,6 +22,11 @@ func TestCleanParticipant(t *testing.T) {
 		{"  Ａｌｉ\u00a0Baba", "Ali Baba", ""},
 		{"Ali\u200b", "", `kuis: invalid participant: "Ali\u200b" holds a hidden, blank, line-breaking or direction-changing character (U+200B at character 4)`},
 		{strings.Repeat("李", 65), "", `kuis: invalid participant: "` + strings.Repeat("李", 21) + `"… is longer than 64 characters`},
+		{"列夫·托尔斯泰", "列夫·托尔斯泰", ""},
+		{"\u00b7Ali", "", `kuis: invalid participant: "·Ali" holds "·" (U+00B7) at character 1, which goes only between two letters`},
+		{"مـ", "", `kuis: invalid participant: "مـ" holds the Arabic tatweel (U+0640) at character 2, which goes only within an Arabic word`},
+		{"田中 Taro", "田中 Taro", ""},
+		{"Ali علي", "", `kuis: invalid participant: "Ali علي" mixes letters of two scripts (Latin "A" at character 1, Arabic "ع" at character 5)`},
 	} {
 		got, err := kuis.CleanParticipant(tt.in)
 		if tt.wantErr == "" && (err != nil || got != tt.want) {
@@ -80,14 +86,99 @@ var classNames = []struct{ what, name string }{
 	{"Han only, 64 of them", strings.Repeat("李", 64)},
 }
 
+// worldNames are real names of the world, each as a student types it and
+// as CleanParticipant returns it: the names its rule passes beyond the PRECIS
+// Nickname profile (U+00B7 between letters, U+0640 within an Arabic word,
+// Latin with Han and kana, Bopomofo or Hangul), Indonesian single names
+// (some of which look alike in some fonts: Ami and Arni), and names with
+// apostrophes and hyphens, in many scripts.
+var worldNames = []struct{ what, name string }{
+	{"Chinese transliteration with U+00B7", "列夫·托尔斯泰"},
+	{"Chinese transliteration with U+00B7", "阿加莎·克里斯蒂"},
+	{"Chinese transliteration with U+00B7", "艾萨克·牛顿"},
+	{"Chinese transliteration with U+00B7", "玛丽·居里"},
+	{"Uyghur name in Chinese, with U+00B7", "买买提·艾力"},
+	{"Uyghur name in Chinese, with U+00B7", "迪丽热巴·迪力木拉提"},
+	{"Japanese, kanji with Latin", "田中Taro"},
+	{"Japanese, kanji with Latin", "鈴木 Emma"},
+	{"Japanese, Latin, kanji and hiragana", "Kenji 渡辺 けんじ"},
+	{"Japanese, kanji and katakana with Latin", "山本アンナ Anna"},
+	{"Korean, Hangul with Latin", "Jisoo 김"},
+	{"Korean, hanja and Hangul with Latin", "金민준 Kim"},
+	{"Chinese, Han with Bopomofo and Latin", "林ㄌㄧㄣˊ Lin"},
+	{"Arabic with a tatweel", "محـمد"},
+	{"Arabic with a tatweel", "عـلي"},
+	{"Arabic with a tatweel and harakat", "مُحَـمَّد"},
+	{"Arabic with tatweels", "فاطـــمة الزهراء"},
+	{"Persian with a tatweel", "مهـدی"},
+	{"Indonesian single name", "Sukarno"},
+	{"Indonesian single name", "Suharto"},
+	{"Indonesian single name", "Ami"},
+	{"Indonesian single name", "Arni"},
+	{"Indonesian single name", "Erni"},
+	{"Indonesian single name", "Rina"},
+	{"Indonesian single name", "Rima"},
+	{"Indonesian single name", "Wiranto"},
+	{"Irish, apostrophe", "Siobhán O'Connor"},
+	{"French, right single quotation mark", "N’Golo Kanté"},
+	{"Italian, apostrophe", "D'Angelo"},
+	{"Kikuyu, apostrophe", "Ngũgĩ wa Thiong'o"},
+	{"Hawaiian ʻokina", "Kealiʻi"},
+	{"Uzbek, U+02BB", "Oʻtkir Hoshimov"},
+	{"Ukrainian, apostrophe", "В'ячеслав"},
+	{"Ukrainian, right single quotation mark", "Мар’яна"},
+	{"French, hyphen", "Jean-Luc"},
+	{"English, hyphen U+2010", "Anne‐Marie"},
+	{"Hebrew, maqaf", "דוד בן־גוריון"},
+	{"Russian", "Дмитрий Шостакович"},
+	{"Ukrainian", "Олена Зеленська"},
+	{"Kazakh", "Ғалымжан Мұхтар"},
+	{"Greek", "Νίκος Καζαντζάκης"},
+	{"Greek", "Ελένη"},
+	{"Hindi", "प्रियंका चोपड़ा"},
+	{"Marathi", "श्रेया"},
+	{"Thai", "ทักษิณ ชินวัตร"},
+	{"Thai with แ", "แสงเดือน"},
+	{"Korean", "이지은"},
+	{"Korean", "박서준"},
+	{"Vietnamese", "Nguyễn Văn An"},
+	{"Turkish", "Işıl Aydın"},
+	{"Tamil", "ஊர்மிளா"},
+	{"Bengali", "রবীন্দ্রনাথ ঠাকুর"},
+	{"Georgian", "ნინო"},
+	{"Armenian", "Արամ Խաչատրյան"},
+	{"Amharic", "አበበ ቢቂላ"},
+	{"Yoruba", "Ọlátúnjí"},
+	{"Khmer", "សុខា"},
+	{"Catalan, l·l", "Marcel·lí"},
+}
+
+// TestWorldNames: every real name of worldNames is clean as typed, and no
+// two have one key (internal/name's Key, under which a class compares
+// names): real names stay two students, Ami and Arni among them.
+func TestWorldNames(t *testing.T) {
+	t.Parallel()
+	keys := make(map[string]string)
+	for _, c := range worldNames {
+		if got, err := kuis.CleanParticipant(c.name); err != nil || got != c.name {
+			t.Errorf("%s: CleanParticipant(%+q) = %+q, %v; want the name as typed", c.what, c.name, got, err)
+		}
+		key := names.Key(c.name)
+		if other, ok := keys[key]; ok {
+			t.Errorf("%s: %+q has the key of %+q: %+q", c.what, c.name, other, key)
+		}
+		keys[key] = c.name
+	}
+}
+
 // TestClassNamesStay: the names of real classes, in every script a class
-// writes and with emoji, are clean as typed, and every method takes them
-// and reads them back byte for byte.
+// writes and with emoji, and the real names of the world, are clean as
+// typed, and every method takes them and reads them back byte for byte.
 func TestClassNamesStay(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	_, _, b := e.running(1)
-	for _, c := range classNames {
+	for _, c := range slices.Concat(classNames, worldNames) {
 		if got, err := kuis.CleanParticipant(c.name); err != nil || got != c.name {
 			t.Errorf("%s: CleanParticipant(%+q) = %+q, %v; want the name as typed", c.what, c.name, got, err)
 			continue

@@ -105,7 +105,9 @@ func (s *Store) scanner() cluster.Scanner {
 // error is returned, wrapped, and every key stays. Errors before any I/O:
 // ErrNoArchive (a nil archive) and ErrInvalidQuizID. With WithReplicas,
 // ErrNotReplicated: the keys were deleted on the primary, after archive, but
-// too few replicas acknowledged the delete in time.
+// too few replicas acknowledged the delete in time. A PurgeQuiz sent again
+// after ErrUnavailable or a deadline answers ErrQuizNotFound when the first
+// deleted the quiz: the first call's archive holds it.
 func (s *Store) PurgeQuiz(ctx context.Context, quizID string, archive func(context.Context, Recap) error) (int64, error) {
 	q, err := s.quiz(quizID)
 	if err != nil {

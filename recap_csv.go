@@ -18,7 +18,8 @@ import (
 // returns w's error as it is.
 
 // CSVOption chooses the form of the file a CSV writer of the recap writes
-// (Recap.WriteCSV, WriteGradebookCSV, WriteAnswersCSV, CourseRecap.WriteCSV).
+// (Recap.WriteCSV, WriteGradebookCSV, WriteAnswersCSV, WriteGradesCSV,
+// CourseRecap.WriteCSV, CourseRecap.WriteGradesCSV).
 // Without one, a writer writes plain encoding/csv, fields separated by
 // commas, names byte for byte as stored.
 type CSVOption func(*csvOptions)
@@ -157,7 +158,7 @@ func (r Recap) WriteAnswersCSV(w io.Writer, opts ...CSVOption) error {
 	for _, a := range r.Answers {
 		at := ""
 		if !a.At.IsZero() {
-			at = a.At.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+			at = a.At.UTC().Format(millisUTC)
 		}
 		if err := cw.write([]string{a.Participant, strconv.Itoa(a.Question), at}); err != nil {
 			return err
@@ -165,6 +166,10 @@ func (r Recap) WriteAnswersCSV(w io.Writer, opts ...CSVOption) error {
 	}
 	return cw.flush()
 }
+
+// millisUTC is RFC 3339 to the millisecond, the form the recap's writers
+// give a time in, in UTC ("2026-11-30T09:15:02.125Z").
+const millisUTC = "2006-01-02T15:04:05.000Z07:00"
 
 // csvWriter writes the rows of one file in the form its options chose.
 type csvWriter struct {

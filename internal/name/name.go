@@ -2,8 +2,11 @@
 // makes of a name (the PRECIS Nickname profile of RFC 8266, and each
 // variation selector that changes nothing dropped), which names it refuses
 // because they would show as nothing or pass for another's, and what to
-// change in one, in words a student can act on. It does no I/O; the kuis
-// package's CleanParticipant words the rule for callers.
+// change in one, in words a student can act on; and the key under which a
+// class compares two clean names (Key: UTS #39's confusable skeleton with
+// case and width folded), which a rule that sees one name at a time cannot
+// do. It does no I/O; the kuis package's CleanParticipant words the rule
+// for callers.
 package name
 
 import (
@@ -180,6 +183,8 @@ const (
 	keycap      = '\u20E3'     // COMBINING ENCLOSING KEYCAP: 1️⃣ is 1, U+FE0F, U+20E3
 	blackFlag   = '\U0001F3F4' // the base of the tag sequences of subdivision flags
 	placeholder = '\u25CC'     // DOTTED CIRCLE: what the profile sees in place of an emoji sequence's part it does not know
+	middleDot   = '\u00B7'     // MIDDLE DOT: between the parts of a transliterated name (列夫·托尔斯泰), and Catalan's l·l
+	tatweel     = '\u0640'     // ARABIC TATWEEL: stretches an Arabic word (محـمد)
 )
 
 // subdivisionFlags are the tags after blackFlag that spell Unicode's
@@ -246,7 +251,7 @@ func checkName(s string) flaw {
 		blank   = -1                   // the byte offset of the first blank symbol
 		letters scriptSet              // of the letters so far
 		mixed   flaw                   // letters.add's first complaint
-		parts   = make([][2]int, 0, 4) // byte spans of the joiners, selectors and tags of emoji sequences
+		parts   = make([][2]int, 0, 4) // byte spans of the joiners, selectors and tags of emoji sequences, and of the characters the rule allows beyond the profile
 		prev    rune                   // the rune before
 		base    rune                   // the last rune before that is neither a selector nor a skin tone
 	)
@@ -266,6 +271,8 @@ func checkName(s string) flaw {
 					break
 				}
 			}
+		case r == middleDot && betweenLetters(s, i, size), r == tatweel && inArabicWord(s, i, size):
+			parts = append(parts, [2]int{i, i + size})
 		case (r == '\u2800' || r == '\U0001D159') && blank < 0: // BRAILLE PATTERN BLANK, MUSICAL SYMBOL NULL NOTEHEAD
 			blank = i
 		}
@@ -291,6 +298,46 @@ func checkName(s string) flaw {
 		return flaw{words: "has no letter, digit or symbol"}
 	}
 	return mixed
+}
+
+// betweenLetters reports whether the character at s[i:i+size] stands
+// between two letters: a letter (and the marks on it) before, a letter
+// right after.
+func betweenLetters(s string, i, size int) bool {
+	before, after := baseBefore(s, i, func(rune) bool { return false }), rune(-1)
+	if r, n := utf8.DecodeRuneInString(s[i+size:]); n > 0 {
+		after = r
+	}
+	return unicode.IsLetter(before) && unicode.IsLetter(after)
+}
+
+// inArabicWord reports whether the tatweel at s[i:i+size] stands within an
+// Arabic word: between two Arabic letters, with only tatweels and marks
+// between them.
+func inArabicWord(s string, i, size int) bool {
+	skip := func(r rune) bool { return r == tatweel || unicode.Is(unicode.M, r) }
+	after := rune(-1)
+	for _, r := range s[i+size:] {
+		if !skip(r) {
+			after = r
+			break
+		}
+	}
+	arabic := func(r rune) bool { return unicode.Is(unicode.Arabic, r) && unicode.IsLetter(r) }
+	return arabic(baseBefore(s, i, skip)) && arabic(after)
+}
+
+// baseBefore is the character before byte i of s, past the marks and the
+// characters skip skips; -1 if there is none.
+func baseBefore(s string, i int, skip func(rune) bool) rune {
+	for i > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		if !unicode.Is(unicode.M, r) && !skip(r) {
+			return r
+		}
+		i -= size
+	}
+	return -1
 }
 
 // nickname is the set of characters the Nickname profile allows anywhere
@@ -385,6 +432,14 @@ func refused(r rune, pass int) string {
 		if pass == 1 {
 			return "holds a joiner (%[2]U at character %[3]d) that joins nothing"
 		}
+	case r == middleDot:
+		if pass == 1 {
+			return "holds %[1]q (%[2]U) at character %[3]d, which goes only between two letters"
+		}
+	case r == tatweel:
+		if pass == 1 {
+			return "holds the Arabic tatweel (%[2]U) at character %[3]d, which goes only within an Arabic word"
+		}
 	case contextual(r):
 		if pass == 1 {
 			return "holds %[1]q (%[2]U) at character %[3]d where its script's rule does not allow it"
@@ -414,10 +469,10 @@ func contextual(r rune) bool {
 	return false
 }
 
-// scriptSet collects the scripts of a name's letters: at most three (Han,
-// Hiragana, Katakana) can go together.
+// scriptSet collects the scripts of a name's letters: at most four (Latin,
+// Han, Hiragana, Katakana) can go together.
 type scriptSet struct {
-	seen [3]writing
+	seen [4]writing
 	n    int
 }
 
@@ -455,18 +510,31 @@ func (s *scriptSet) add(r rune, at int) flaw {
 			}
 		}
 	}
-	s.seen[s.n] = found
-	s.n++
+	if s.n < len(s.seen) { // always: no five scripts go together
+		s.seen[s.n] = found
+		s.n++
+	}
 	return flaw{}
 }
 
 // together reports whether a name may hold letters of scripts a and b, two
-// scripts apart: Japanese writes Han with Hiragana and Katakana, Korean Han
-// with Hangul.
+// scripts apart: as UTS #39's Highly Restrictive level allows, when both
+// are of the scripts one language writes together, Latin among them:
+// Japanese (Latin, Han, Hiragana, Katakana: 田中Taro), Chinese with
+// Bopomofo (Latin, Han, Bopomofo), Korean (Latin, Han, Hangul). Since any
+// two of those sets share only Latin and Han, scripts that go together two
+// by two are all of one set.
 func together(a, b string) bool {
-	japanese := func(x string) bool { return x == "Han" || x == "Hiragana" || x == "Katakana" }
-	korean := func(x string) bool { return x == "Han" || x == "Hangul" }
-	return japanese(a) && japanese(b) || korean(a) && korean(b)
+	for _, set := range [...][]string{
+		{"Latin", "Han", "Hiragana", "Katakana"},
+		{"Latin", "Han", "Bopomofo"},
+		{"Latin", "Han", "Hangul"},
+	} {
+		if slices.Contains(set, a) && slices.Contains(set, b) {
+			return true
+		}
+	}
+	return false
 }
 
 // scriptTables is every script of Unicode but Common and Inherited, the

@@ -38,6 +38,12 @@ func vsAlone(at int) string {
 func notAllowed(r rune, at int) string {
 	return fmt.Sprintf("holds %U at character %d, a character names may not use (unassigned, private-use or an old Hangul letter)", r, at)
 }
+func dotAlone(at int) string {
+	return fmt.Sprintf("holds %q (U+00B7) at character %d, which goes only between two letters", "·", at)
+}
+func tatweelAlone(at int) string {
+	return fmt.Sprintf("holds the Arabic tatweel (U+0640) at character %d, which goes only within an Arabic word", at)
+}
 func mixes(a, b string, atB int, c, d string, atD int) string {
 	return fmt.Sprintf("mixes letters of two scripts (%s %q at character %d, %s %q at character %d)", a, b, atB, c, d, atD)
 }
@@ -134,10 +140,36 @@ func TestClean(t *testing.T) {
 		// Letters of two scripts.
 		{"\u0410li", "", mixes("Cyrillic", "А", 1, "Latin", "l", 2)},
 		{"Ali\u0430", "", mixes("Latin", "A", 1, "Cyrillic", "а", 4)},
-		{"Ali 李", "", mixes("Latin", "A", 1, "Han", "李", 5)},
 		{"Αli", "", mixes("Greek", "Α", 1, "Latin", "l", 2)},
 		{"あ한", "", mixes("Hiragana", "あ", 1, "Hangul", "한", 2)},
 		{"李민준 アキ", "", mixes("Hangul", "민", 2, "Katakana", "ア", 5)},
+		{"Taroあ한", "", mixes("Hiragana", "あ", 5, "Hangul", "한", 6)}, // Latin goes with each, they not with each other
+		{"ㄌㄧㄣ あき", "", mixes("Bopomofo", "ㄌ", 1, "Hiragana", "あ", 5)},
+		{"王ㄌ민", "", mixes("Bopomofo", "ㄌ", 2, "Hangul", "민", 3)},
+		{"Ali علي", "", mixes("Latin", "A", 1, "Arabic", "ع", 5)},
+		{"Somchai สมชาย", "", mixes("Latin", "S", 1, "Thai", "ส", 9)},
+		{"Ivan Иван", "", mixes("Latin", "I", 1, "Cyrillic", "И", 6)},
+		{"李 Иван", "", mixes("Han", "李", 1, "Cyrillic", "И", 3)},
+
+		// Letters of the scripts one language writes together, as UTS #39's
+		// Highly Restrictive level allows: Latin, Han and kana; Latin, Han
+		// and Bopomofo; Latin, Han and Hangul.
+		{"田中Taro", "田中Taro", ""},
+		{"Ali 李", "Ali 李", ""},
+		{"Kenji 渡辺 けんじ カタカナ", "Kenji 渡辺 けんじ カタカナ", ""},
+		{"김Jisoo", "김Jisoo", ""},
+		{"金민준 Kim", "金민준 Kim", ""},
+		{"ㄌㄧㄣˊ Lin 林", "ㄌㄧㄣˊ Lin 林", ""},
+
+		// A middle dot between letters, a tatweel within an Arabic word.
+		{"列夫·托尔斯泰", "列夫·托尔斯泰", ""},
+		{"a\u00b7b", "a\u00b7b", ""},
+		{"Gal·la", "Gal·la", ""},
+		{"Jose\u0301·Maria", "José·Maria", ""},                                                           // a letter and its mark before it
+		{"\u0645\u062d\u0640\u0645\u062f", "\u0645\u062d\u0640\u0645\u062f", ""},                         // محـمد
+		{"\u0645\u062d\u0640\u0640\u0640\u0645\u062f", "\u0645\u062d\u0640\u0640\u0640\u0645\u062f", ""}, // a run of them
+		{"\u0645\u064f\u062d\u064e\u0640\u0645\u064e\u0651\u062f", "\u0645\u064f\u062d\u064e\u0640\u0645\u064e\u0651\u062f", ""}, // after a haraka
+		{"\u0645\u062d\u0640\u064e\u0645\u062f", "\u0645\u062d\u0640\u064e\u0645\u062f", ""},                                     // a haraka on it
 
 		// Joiners and variation selectors out of place.
 		{"\u200dAli", "", endJoiner('\u200d', 1)},
@@ -170,8 +202,23 @@ func TestClean(t *testing.T) {
 		{"Ali\ue000", "", notAllowed('\ue000', 4)},
 		{"Ali\U000f0000", "", notAllowed('\U000f0000', 4)},
 		{"\u314b\u314b", "", notAllowed('\u314b', 1)}, // NFKC maps a lone compatibility jamo to an old one
-		{"a\u00b7b", "", fmt.Sprintf("holds %q (U+00B7) at character 2 where its script's rule does not allow it", "·")},
 		{"\u30fb", "", fmt.Sprintf("holds %q (U+30FB) at character 1 where its script's rule does not allow it", "・")},
+		{"\u00b7Ali", "", dotAlone(1)},
+		{"Ali\u00b7", "", dotAlone(4)},
+		{"Ali \u00b7Baba", "", dotAlone(5)},
+		{"Ali\u00b7 Baba", "", dotAlone(4)},
+		{"Ali\u00b7\u00b7Baba", "", dotAlone(4)},
+		{"1\u00b72", "", dotAlone(2)},
+		{"😀\u00b7Ali", "", dotAlone(2)},
+		{"Ali\u00b7\u0301Baba", "", dotAlone(4)}, // a mark after it is no letter
+		{"\u0640", "", tatweelAlone(1)},
+		{"\u0640\u0645\u062d\u0645\u062f", "", tatweelAlone(1)},
+		{"\u0645\u062d\u0645\u062f\u0640", "", tatweelAlone(5)},
+		{"\u0645\u062d\u0645\u062f\u0640\u0640", "", tatweelAlone(5)},
+		{"\u0645\u062d\u0645\u062f \u0640\u0639\u0644\u064a", "", tatweelAlone(6)},
+		{"Al\u0640i", "", tatweelAlone(3)},
+		{"\u0645\u0640i", "", tatweelAlone(2)},
+		{"\u0645\u0640\u0661", "", tatweelAlone(2)}, // an Arabic-Indic digit is no letter
 	}
 	for _, tt := range tests {
 		got, problem := Clean(tt.in)
@@ -194,7 +241,8 @@ var namedChar = regexp.MustCompile(`(?:U\+([0-9A-F]{4,6})\)?|("(?:[^"\\]|\\.)*")
 func FuzzRefusalNamesWhatWasTyped(f *testing.F) {
 	for _, name := range []string{"Siti\u3164", "  Siti\uffa0", "Ｓｉｔｉ\u0410", "\ufb01tri\u0430", "Jose\u0301\u0430",
 		"😀\ufe0f\u200b", "Ali\u200d\u3000", "a\u00b7b", "\u314b\u314b", "Ali\u2029Baba", "\u00a8\u0410li", "👩\u200d\u200d🎓",
-		"\u1100\u1161\u11a8\u0410", "\u2474\u0430", "\u3300\u0410"} {
+		"\u1100\u1161\u11a8\u0410", "\u2474\u0430", "\u3300\u0410", "Ali\u00b7 Baba", "\u0645\u062d\u0645\u062f\u0640", "Taroあ한",
+		"Ｔａｒｏ\u00b7\u0640"} {
 		f.Add(name)
 	}
 	f.Fuzz(func(t *testing.T, name string) {
@@ -254,7 +302,8 @@ func FuzzClean(f *testing.F) {
 		"\u115f", "\u1160", "\uffa0", "\u2800", "Ali\u034f", "Ali\u180e", "Ali\u2061", "Ali\u206a", "Ali\ufe0f",
 		"Ali\U000e0020", "Ali\U0001bca0", "Ali\U0001d173", "Ali\ufff9", "Ali\u17b4", "Ali\u200d", "👨\u200d👩\u200d👧",
 		"👩🏽\u200d🎓", "🏳\ufe0f\u200d🌈", "🇮🇩", "\u0645\u06cc\u200c\u062e\u0648\u0627\u0645", "अक्\u200dषय", "山田 はなこ",
-		"金민준", "😀\ufe0f", "1\ufe0f\u20e3", strings.Repeat("é", 32) + "x",
+		"金민준", "😀\ufe0f", "1\ufe0f\u20e3", strings.Repeat("é", 32) + "x", "列夫·托尔斯泰", "Gal·la", "·Ali", "田中Taro", "김Jisoo",
+		"ㄌㄧㄣˊ Lin 林", "Taroあ한", "\u0645\u062d\u0640\u0645\u062f", "\u0645\u062d\u0640\u064e\u0645\u062f", "\u0640\u0645", "Al\u0640i",
 		strings.Repeat("🏴\U000e0067\U000e0062\U000e0065\U000e006e\U000e0067\U000e007f\u00a0", 3) + "x"} {
 		f.Add(name)
 	}

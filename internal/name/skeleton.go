@@ -1,7 +1,7 @@
 package name
 
 import (
-	"sort"
+	"slices"
 	"strings"
 
 	"golang.org/x/text/unicode/norm"
@@ -78,8 +78,8 @@ func mapEach(s string, from []rune, end []uint16, to string) string {
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
-		i := sort.Search(len(from), func(i int) bool { return from[i] >= r })
-		if i == len(from) || from[i] != r {
+		i, found := slices.BinarySearch(from, r)
+		if !found {
 			b.WriteRune(r)
 			continue
 		}
