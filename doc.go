@@ -146,8 +146,10 @@
 //	  Standing, Len, Summary,
 //	  Answered, Teams, Get, Status,
 //	  Quizzes, Recap, Audit, Events,
-//	  Live, a Course's reads
+//	  Live, a Course's reads, a
+//	  Class's reads
 //	RecordAnswer, RecordAnswers     retry: an answer counted before answers Duplicate, with its score
+//	Enroll, Withdraw                retry: a student enrolled (withdrawn) before changes nothing
 //	Finish, Repair, Purge, Fold,    retry: the second call finishes what the first began, or changes
 //	  Archive, Unfold,                nothing (an Unfold of an instance gone returns an empty slice)
 //	  UnfoldInstance
@@ -159,8 +161,9 @@
 //
 // The other sentinels are answers, not accidents: ErrQuizFinished,
 // ErrQuizExists, ErrQuizNotFound, ErrNotOnBoard, ErrQuizRunning,
-// ErrConflict and ErrQuizChanged describe the quiz; the ErrInvalid ones the
-// input; ErrForbidden, ErrNeedsHashTag, ErrNeedsClusterClient, ErrNoClient
+// ErrConflict and ErrQuizChanged describe the quiz (ErrConflict a course
+// or a class too), ErrNameTaken and ErrNotEnrolled a class; the ErrInvalid
+// ones the input; ErrForbidden, ErrNeedsHashTag, ErrNeedsClusterClient, ErrNoClient
 // and ErrNoArchive the setup (fix it; the same call fails again); ErrCorrupt
 // data an operator must look at (Audit, Repair). A call on a cluster client
 // follows the cluster through a failover: a redirect (MOVED, ASK, TRYAGAIN,
