@@ -56,8 +56,8 @@ func (c *Class) about(studentID string) string {
 	return s
 }
 
-// MaxStudentID is the longest student ID, in bytes.
-const MaxStudentID = 64
+// maxStudentID bounds a student ID, in bytes.
+const maxStudentID = 64
 
 // maxRosterCall bounds the students of one Enroll or Withdraw: one script
 // that holds the server for milliseconds.
@@ -65,7 +65,7 @@ const maxRosterCall = 5000
 
 // studentIDProblem says what breaks the student ID rule in id, or "".
 func studentIDProblem(id string) string {
-	if id == "" || len(id) > MaxStudentID {
+	if id == "" || len(id) > maxStudentID {
 		return fmt.Sprintf("is %d bytes long", len(id))
 	}
 	for i := 0; i < len(id); i++ {
@@ -180,10 +180,12 @@ func (c *Class) fail(err error, id, key string) error {
 //
 // Two names are one in a class when they are equal, or when their
 // confusable keys are: the Unicode confusable skeleton (UTS #39), folded
-// for case and width, so that Greek "ΤΟΜ" and Latin "TOM", Cyrillic "Аԁе"
-// and Latin "Ade", fullwidth "ａｄｉ　ｎｕｇｒｏｈｏ" and "Adi Nugroho" are one,
-// while look-alikes within one script that are real names ("Ami" and
-// "Arni") stay two (internal/name's Key has the rule).
+// for case and width, so that Greek "ΤΟΜ", Latin "TOM" and "Tom", Cyrillic
+// "Аԁе" and Latin "Ade", fullwidth "ａｄｉ　ｎｕｇｒｏｈｏ" and "Adi Nugroho"
+// are one. The skeleton leaves out a letter of the Latin, Greek or Cyrillic
+// alphabet mapped to two or more letters of its own script, since both
+// spell real names: "Ami" and "Arni" (whose rn UTS #39 takes for m) are
+// two.
 //
 // Refused, with nothing written: ErrInvalidStudent (a student CleanStudent
 // refuses, saying which of the call; more than 5,000 students) before any
