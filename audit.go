@@ -3,6 +3,7 @@ package kuis
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -32,10 +33,14 @@ func (v Violation) String() string { return v.Key + ": " + v.Rule + ": " + v.Det
 // board, answers, log, order), the meta fields (or a missing meta), the
 // board's members and scores, the answer members, each participant's score
 // against their counted answers (10 each: RecordAnswer is the only way to earn
-// points), the answer log (an entry whose answer is not counted or is logged
-// twice, a counted answer without an entry, an entry after the finish entry,
-// a finish entry while the quiz runs), the order set (exactly the board's
-// members, placed by their answers and latest logged time), and last the
+// points) and the board's members against the log's joins (a member with 0
+// points needs a join entry, and a participant with a join entry belongs on
+// the board: "score"), the answer log (an entry whose answer is not counted
+// or is logged twice, a counted answer without an entry, a participant's
+// second join entry or one after their counted answer, an entry after the
+// finish entry, a finish entry while the quiz runs), the order set (exactly
+// the board's members, placed by their answers and latest logged time, a
+// joiner without answers by the time of their join), and last the
 // repair keys a Repair that stopped midway leaves. A missing log or order set
 // (a quiz written before they existed) is reported too.
 //
@@ -173,7 +178,7 @@ func (a *auditor) run(ctx context.Context) ([]Violation, error) {
 	a.answers(&snap)
 	counted := snap.count(nil)
 	if usable(k.board) || types[k.board] == "none" {
-		a.scores(snap.board, counted.counts)
+		a.scores(snap.board, counted)
 	}
 	switch types[k.log] {
 	case "stream":
@@ -292,25 +297,37 @@ func (a *auditor) answers(s *snapshot) {
 	}
 }
 
-// scores reports every participant, on the board or in the answers, whose
-// score is not 10 x their counted answers.
-func (a *auditor) scores(board []rueidis.ZScore, counts map[string]int64) {
+// scores reports every participant, on the board, in the answers or joined
+// in the log, whose score is not 10 x their counted answers, and every one
+// who is on the board without a counted answer or a join entry, or who
+// joined and is not on it.
+func (a *auditor) scores(board []rueidis.ZScore, counted counting) {
+	counts := counted.counts
 	scores := make(map[string]int64, len(board))
-	names := make([]string, 0, len(board)+len(counts))
 	for _, z := range board {
 		scores[z.Member] = int64(z.Score)
-		names = append(names, z.Member)
+	}
+	seen := make(map[string]bool, len(board)+len(counts))
+	for p := range scores {
+		seen[p] = true
 	}
 	for p := range counts {
-		if _, ok := scores[p]; !ok {
-			names = append(names, p)
-		}
+		seen[p] = true
 	}
-	sort.Strings(names)
+	for p := range counted.joined {
+		seen[p] = true
+	}
+	names := slices.Sorted(maps.Keys(seen))
+	key := a.q.keys.board
 	for _, p := range names {
-		if got, want := scores[p], wire.Points*counts[p]; got != want {
-			a.add(a.q.keys.board, "score", "member %s has %d points for %d counted answers, want %d",
-				quote(p), got, counts[p], want)
+		got, onBoard := scores[p]
+		switch want := wire.Points * counts[p]; {
+		case got != want:
+			a.add(key, "score", "member %s has %d points for %d counted answers, want %d", quote(p), got, counts[p], want)
+		case onBoard && !counted.onBoard(p):
+			a.add(key, "score", "member %s has 0 points and neither a counted answer nor a join entry in the log", quote(p))
+		case !onBoard && counted.joined[p]:
+			a.add(key, "score", "participant %s has a join entry in the log and is not on the board, want 0 points", quote(p))
 		}
 	}
 }
@@ -324,6 +341,7 @@ func (a *auditor) log(s *snapshot, counted counting) {
 		pairs[m] = true
 	}
 	seen := map[string]bool{}
+	joined, answered := map[string]string{}, map[string]string{} // participant -> their first join entry, counted answer entry
 	finished := ""
 	for i, e := range s.log {
 		if finished != "" {
@@ -349,6 +367,20 @@ func (a *auditor) log(s *snapshot, counted counting) {
 		case e.Kind == wire.Other:
 			a.add(key, "log", "entry %s has no valid %s and %s", e.ID, wire.LogParticipant, wire.LogQuestion)
 			continue
+		case e.Kind == wire.Join:
+			// Join writes nothing for a participant on the board: one join
+			// entry at most, and never after their answer counted.
+			p := e.Participant
+			switch {
+			case joined[p] != "":
+				a.add(key, "log", "entry %s logs the join of %s a second time (first: entry %s)", e.ID, quote(p), joined[p])
+			case answered[p] != "":
+				a.add(key, "log", "entry %s logs the join of %s after their counted answer in entry %s", e.ID, quote(p), answered[p])
+			}
+			if joined[p] == "" {
+				joined[p] = e.ID.String()
+			}
+			continue
 		}
 		pair := e.Pair()
 		switch {
@@ -356,6 +388,8 @@ func (a *auditor) log(s *snapshot, counted counting) {
 			a.add(key, "log", "entry %s logs answer %s a second time", e.ID, quote(pair))
 		case !pairs[pair]:
 			a.add(key, "log", "entry %s logs answer %s, which the answers set does not hold", e.ID, quote(pair))
+		case answered[e.Participant] == "":
+			answered[e.Participant] = e.ID.String()
 		}
 		seen[pair] = true
 	}

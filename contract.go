@@ -26,11 +26,12 @@ var contractRows = []contractRow{
 		"one key per quiz, one member per counted answer"},
 	{Keys.Log, "stream", "quiz application (teacher: the start and finish entries)", "teacher (recap, audit) and quiz application (the feed)",
 		"first, the start entry: the single field `status` = `berjalan`, written by Create; then one entry per counted answer, in the order counted: " +
-			"fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms; " +
+			"fields `peserta`, `soal`, `skor` (score after it), and among them one join entry per participant Join put on the board: " +
+			"fields `peserta` and `skor` = `0`; the entry ID is the server's time in ms; " +
 			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips both",
-		"one key per quiz, one entry per counted answer, plus the start and the finish"},
+		"one key per quiz, one entry per counted answer and per join, plus the start and the finish"},
 	{Keys.Order, "sorted set", "quiz application (operator: Repair)", "students and teacher",
-		"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): points, then the earlier time",
+		"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer, or of the join before any): points, then the earlier time",
 		"one key per quiz, one member per participant"},
 	{Keys.RepairBoard, "sorted set", "operator (Repair)", "none: Repair renames it to the board",
 		"a board being rebuilt by Repair, as the board, plus one token member starting with a NUL byte; it exists only while Repair rebuilds",
@@ -150,6 +151,7 @@ var operations = []operation{
 	{"finish the quiz", "Meta.Finish", waited, []script.Script{script.Finish}, "O(1)", teacher},
 	{"record a correct answer", "Board.RecordAnswer", waited, []script.Script{script.RecordAnswer}, "O(log N)", app},
 	{"record many answers", "Board.RecordAnswers", waited, []script.Script{script.RecordAnswer}, "O(log N) each", app},
+	{"join a participant", "Board.Join", waited, []script.Script{script.Join}, "O(log N)", app},
 	{"read the whole board", "Board.Standings", rankedRead, ranked, "O(log N + M)", everyone},
 	{"read a page of the board", "Board.Page", pageRead, ranked, "O(log N + M)", everyone},
 	{"read one's neighbours", "Board.Around", append([]string{"ZREVRANK"}, pageRead...), ranked, "O(log N + M)", everyone},
@@ -205,6 +207,7 @@ var scriptCommands = map[string][]string{
 	script.Create.Name():       {"EXISTS", "HSET", "TIME", "XADD"},
 	script.Finish.Name():       {"HMGET", "EXISTS", "XLEN", "SCARD", "XADD", "HSET"},
 	script.RecordAnswer.Name(): {"TIME", "HMGET", "EXISTS", "ZCARD", "SISMEMBER", "ZSCORE", "XLEN", "XADD", "XREVRANGE", "SADD", "ZADD", "XINFO", "XSETID"},
+	script.Join.Name():         {"HMGET", "EXISTS", "ZCARD", "SCARD", "XLEN", "ZSCORE", "TIME", "XADD", "XREVRANGE", "ZADD", "ZREVRANK", "ZCOUNT", "XINFO", "XSETID"},
 	script.Standing.Name():     {"HLEN", "ZCARD", "ZSCORE", "ZREVRANK", "ZCOUNT"},
 	script.Ranked.Name():       {"HLEN", "ZCARD", "ZRANGE", "ZMSCORE"},
 	script.Recap.Name():        {"HGETALL", "ZCARD", "SCARD", "XLEN", "ZRANGE", "SMEMBERS", "XRANGE"},

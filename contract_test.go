@@ -35,11 +35,12 @@ func TestContractTable(t *testing.T) {
 			"one key per quiz, one member per counted answer | none while the quiz runs |\n" +
 			"| `" + log + "` | stream | quiz application (teacher: the start and finish entries) | teacher (recap, audit) and quiz application (the feed) | " +
 			"first, the start entry: the single field `status` = `berjalan`, written by Create; then one entry per counted answer, " +
-			"in the order counted: fields `peserta`, `soal`, `skor` (score after it); the entry ID is the server's time in ms; " +
+			"in the order counted: fields `peserta`, `soal`, `skor` (score after it), and among them one join entry per participant Join put on the board: " +
+			"fields `peserta` and `skor` = `0`; the entry ID is the server's time in ms; " +
 			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips both | " +
-			"one key per quiz, one entry per counted answer, plus the start and the finish | none while the quiz runs |\n" +
+			"one key per quiz, one entry per counted answer and per join, plus the start and the finish | none while the quiz runs |\n" +
 			"| `" + order + "` | sorted set | quiz application (operator: Repair) | students and teacher | " +
-			"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer): " +
+			"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer, or of the join before any): " +
 			"points, then the earlier time | " +
 			"one key per quiz, one member per participant | none while the quiz runs |\n" +
 			"| `" + repairBoard + "` | sorted set | operator (Repair) | none: Repair renames it to the board | " +
@@ -272,6 +273,7 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 		_, err := b.RecordAnswers(e.ctx, []kuis.AnswerInput{{"Fajar", 1}, {"Fajar", 2}})
 		return err
 	})
+	do("Board.Join", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Join(e.ctx, "Gita"); return err })
 	do("Board.Standings", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Standings(e.ctx); return err })
 	do("Board.Page", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Page(e.ctx, 3, 2); return err })
 	do("Board.Around", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.Around(e.ctx, "Dewi", 1); return err })

@@ -65,6 +65,7 @@
 //	| finish the quiz | Meta.Finish | WAIT; finish.lua (HMGET, EXISTS, XLEN, SCARD, XADD, HSET) | O(1) |
 //	| record a correct answer | Board.RecordAnswer | WAIT; record_answer.lua (TIME, HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, XREVRANGE, SADD, ZADD, XINFO, XSETID) | O(log N) |
 //	| record many answers | Board.RecordAnswers | WAIT; record_answer.lua (TIME, HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, XREVRANGE, SADD, ZADD, XINFO, XSETID) | O(log N) each |
+//	| join a participant | Board.Join | WAIT; join.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, ZSCORE, TIME, XADD, XREVRANGE, ZADD, ZREVRANK, ZCOUNT, XINFO, XSETID) | O(log N) |
 //	| read the whole board | Board.Standings | HLEN, ZCARD, ZRANGE, ZMSCORE; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(log N + M) |
 //	| read a page of the board | Board.Page | HLEN, ZCARD, ZRANGE, ZMSCORE, ZCOUNT; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(log N + M) |
 //	| read one's neighbours | Board.Around | ZREVRANK, HLEN, ZCARD, ZRANGE, ZMSCORE, ZCOUNT; ranked.lua (HLEN, ZCARD, ZRANGE, ZMSCORE) | O(log N + M) |

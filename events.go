@@ -15,6 +15,7 @@ type EventKind string
 // The kinds of events the feed carries.
 const (
 	EventAnswer   EventKind = "answer"   // a counted answer (never a Duplicate, never a refusal)
+	EventJoined   EventKind = "joined"   // a participant put on the board with 0 points (Board.Join)
 	EventFinished EventKind = "finished" // the teacher finished the quiz
 
 	// eventStart is the log's start entry, never yielded: its quiz's own
@@ -29,9 +30,9 @@ type Event struct {
 	ID          string    `json:"id"` // opaque, increasing; resume after it
 	Kind        EventKind `json:"kind"`
 	Participant string    `json:"participant,omitempty"`
-	Question    int       `json:"question,omitempty"`
-	Score       int64     `json:"score,omitempty"` // the participant's score after this answer
-	At          time.Time `json:"at"`              // server time, to the millisecond
+	Question    int       `json:"question,omitempty"` // 0 for a join
+	Score       int64     `json:"score,omitempty"`    // the participant's score after this answer; 0 for a join
+	At          time.Time `json:"at"`                 // server time, to the millisecond
 }
 
 // Bounds of Live.
@@ -41,7 +42,8 @@ const (
 )
 
 // Events is the quiz's feed: every event after the event ID after ("", and
-// Redis's "0-0", mean from the start of the quiz), in order, then each new one as it is written,
+// Redis's "0-0", mean from the start of the quiz), in order (answers and
+// joins as the log holds them, then the finish), then each new one as it is written,
 // until the quiz is finished or ctx ends. The feed is the answer log: an
 // event exists if and only if the write it describes happened. The
 // EventFinished event is the last one: the iterator stops after it. A reader
@@ -69,8 +71,9 @@ const (
 // new quiz's log starts with an entry that sorts after the old one's: a
 // reader following or resuming the old quiz never sees the new one's
 // events); ErrCorrupt for a log or meta
-// key of the wrong type or an answer entry of the wrong shape (entries that
-// are neither answers nor the finish are skipped); ErrForbidden. An invalid
+// key of the wrong type or an answer or join entry of the wrong shape
+// (entries that are neither answers, joins nor the finish are skipped);
+// ErrForbidden. An invalid
 // after and a missing quiz are the first value yielded, before any blocking
 // read, so a handler can pull that value (iter.Pull2) and answer 400 or 404
 // before it writes its headers.

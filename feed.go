@@ -34,8 +34,8 @@ type feedBatch struct {
 
 // readAfter reads the log's entries after after, once: XREAD COUNT pageSize,
 // blocking up to block when it is > 0. It returns the events of the entries
-// read, entries that are neither answers, nor the start or the finish
-// skipped (an entry that does not decode ends the batch with ErrCorrupt),
+// read, entries that are neither answers, joins, nor the start or the
+// finish skipped (an entry that does not decode ends the batch with ErrCorrupt),
 // the ID of the last entry read (after, when none), and whether any was read
 // (a blocking read that found none timed out).
 func (q quiz) readAfter(ctx context.Context, after wire.ID, block time.Duration, questions int) (feedBatch, wire.ID, bool) {
@@ -67,6 +67,8 @@ func (q quiz) readAfter(ctx context.Context, after wire.ID, block time.Duration,
 		switch e.Kind {
 		case wire.Answer:
 			ev.Kind, ev.Participant, ev.Question, ev.Score = EventAnswer, e.Participant, e.Question, e.Score
+		case wire.Join:
+			ev.Kind, ev.Participant = EventJoined, e.Participant
 		case wire.Finish:
 			ev.Kind = EventFinished
 		case wire.Start:

@@ -91,7 +91,7 @@ func WithTies(order TieOrder) Option {
 }
 
 // WithReplicas makes every write of the Store (Meta.Create, Meta.Finish,
-// Board.RecordAnswer and RecordAnswers, Store.Repair, Store.PurgeQuiz,
+// Board.RecordAnswer, RecordAnswers and Join, Store.Repair, Store.PurgeQuiz,
 // Course.Fold, Unfold, Repair and Purge) return only once n replicas
 // acknowledge it (Redis WAIT on the connection that wrote), or
 // ErrNotReplicated after timeout: the write was applied on the primary and

@@ -18,7 +18,10 @@ import (
 type Correction struct {
 	Participant string `json:"participant"`
 	Was         int64  `json:"was"` // score on the board before; 0 when missing
-	Now         int64  `json:"now"` // 10 x counted answers; 0 means the member was removed
+	// Now is 10 x counted answers; 0 means the member was removed, but for a
+	// participant who joined (a join entry in the log of a quiz, which keeps
+	// them on the board with 0 points: Was 0 then says they were put back).
+	Now int64 `json:"now"`
 }
 
 // Bounds of Repair's steps.
@@ -27,14 +30,17 @@ const (
 	repairAttempts = 3    // rebuilds tried while other Repairs take the repair keys over
 )
 
-// Repair rewrites the board of quiz quizID from its answers so that every
-// score is exactly 10 x that participant's counted answers: it adds missing
-// members, removes members with no counted answer, and puts each participant
-// back in the order set (TiesByTime) at the time of their latest logged
-// answer. It returns what it changed on the board, in participant order, and
-// an empty slice when nothing needed it: a Correction only for a participant
-// whose board entry differed from 10 x their counted answers at one moment
-// of the Repair, whatever is answered meanwhile. It works on a running or finished
+// Repair rewrites the board of quiz quizID from its answers and joins so
+// that every score is exactly 10 x that participant's counted answers: it
+// adds missing members, puts a participant who joined (Board.Join: a join
+// entry in the log) and has no counted answer on it with 0 points, removes
+// every other member with no counted answer, and puts each participant back
+// in the order set (TiesByTime) at the time of their latest logged answer,
+// or of their latest join entry when they have none. It returns what it
+// changed on the board, in participant order, and an empty slice when
+// nothing needed it: a Correction only for a participant whose board entry
+// (a score, or none) differed from what their answers and joins make it at
+// one moment of the Repair, whatever is answered meanwhile. It works on a running or finished
 // quiz; answers counted meanwhile are never undone, and a reader sees the old
 // board or the new one, never a mix.
 //
@@ -76,7 +82,7 @@ func (s *Store) repair(ctx context.Context, quizID string) ([]Correction, error)
 		}
 		n := int(plan.snap.info.Questions)
 		if len(plan.todo) <= max(1, min(q.s.tune.repairStep, repairChecks/n)) {
-			return q.recount(ctx, plan.last.String(), plan.todo, plan.counted.latest)
+			return q.recount(ctx, plan.last.String(), plan.todo, plan.counted)
 		}
 		out, err := q.rebuild(ctx, plan, max(1, repairChecks/n))
 		if errors.Is(err, ErrBusy) && attempt < repairAttempts {
@@ -88,14 +94,18 @@ func (s *Store) repair(ctx context.Context, quizID string) ([]Correction, error)
 
 // recount runs repair.lua on participants: mode is the last log ID read, to
 // correct them, or "check" to only report, per participant at one moment,
-// whose board entry is not 10 x their counted answers. latest is the time of
-// each one's latest counted answer, as their place holds it.
-func (q quiz) recount(ctx context.Context, mode string, participants []string, latest map[string]int64) ([]Correction, error) {
+// whose board entry is not what their answers and joins make it. c is the
+// counting of that read: the time each one's place holds, and who joined.
+func (q quiz) recount(ctx context.Context, mode string, participants []string, c counting) ([]Correction, error) {
 	out := []Correction{}
-	args := make([]string, 0, 1+2*len(participants))
+	args := make([]string, 0, 1+3*len(participants))
 	args = append(args, mode)
 	for _, p := range participants {
-		args = append(args, p, strconv.FormatInt(latest[p], 10))
+		joined := "0"
+		if c.joined[p] {
+			joined = "1"
+		}
+		args = append(args, p, strconv.FormatInt(c.latest[p], 10), joined)
 	}
 	flat, err := q.s.run(ctx, script.Repair, q.keys.withRepair(), args).AsStrSlice()
 	if err != nil {
@@ -151,13 +161,16 @@ func (q quiz) repairPlan(ctx context.Context) (repairPlan, error) {
 	for p := range plan.counted.counts {
 		seen[p] = true
 	}
+	for p := range plan.counted.joined {
+		seen[p] = true
+	}
 	for p := range seen {
 		n := plan.counted.counts[p]
 		score, onBoard := scores[p]
 		place, isPlaced := places[p]
 		switch {
-		case n == 0 && (onBoard || isPlaced):
-		case n > 0 && (!onBoard || score != float64(wire.Points*n) || !isPlaced || place != float64(plan.counted.place(p))):
+		case !plan.counted.onBoard(p) && (onBoard || isPlaced):
+		case plan.counted.onBoard(p) && (!onBoard || score != float64(wire.Points*n) || !isPlaced || place != float64(plan.counted.place(p))):
 		default:
 			continue
 		}
@@ -186,16 +199,21 @@ func (q quiz) rebuild(ctx context.Context, plan repairPlan, step int) ([]Correct
 	stage := []string{k.repairBoard, k.repairOrder}
 	token := "\x00repair:" + rand.Text()
 	counts := plan.counted.counts
-	names := make([]string, 0, len(counts))
+	names := make([]string, 0, len(counts)+len(plan.counted.joined))
 	for p, n := range counts {
 		if n > 0 {
+			names = append(names, p)
+		}
+	}
+	for p := range plan.counted.joined {
+		if counts[p] == 0 {
 			names = append(names, p)
 		}
 	}
 	slices.Sort(names)
 	chunks := slices.Collect(slices.Chunk(names, rebuildChunk))
 	if len(chunks) == 0 {
-		chunks = [][]string{nil} // no one has points: the new board is empty
+		chunks = [][]string{nil} // no one answered or joined: the new board is empty
 	}
 	for i, chunk := range chunks {
 		args := make([]string, 0, 2+3*len(chunk))
@@ -212,7 +230,7 @@ func (q quiz) rebuild(ctx context.Context, plan repairPlan, step int) ([]Correct
 	}
 	out := []Correction{}
 	for chunk := range slices.Chunk(plan.todo, step) {
-		found, err := q.recount(ctx, "check", chunk, nil)
+		found, err := q.recount(ctx, "check", chunk, plan.counted)
 		if err != nil {
 			return nil, q.dropRebuild(ctx, token, err)
 		}

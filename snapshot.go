@@ -237,7 +237,10 @@ func (p pager) scan(ctx context.Context, key string, cmd func(uint64) rueidis.Co
 //   - a counted answer's time is its first log entry's; a counted answer
 //     without an entry (written before the log existed) has none;
 //   - a participant's place holds the time of their latest counted answer
-//     in the log's order, or none when a place cannot hold that time.
+//     in the log's order, or none when a place cannot hold that time;
+//   - a participant with a join entry in the log belongs on the board, with
+//     0 points until an answer counts; without a counted answer, their
+//     place holds the time of their latest join entry.
 type counting struct {
 	counts  map[string]int64 // participant -> counted answers
 	correct []int            // per question, 1 to jumlah_soal: participants who answered it
@@ -247,6 +250,7 @@ type counting struct {
 	answers []AnswerRecord
 	latest  map[string]int64 // participant -> ms their place holds (0: none)
 	logged  map[string]bool  // pairs counted with an entry
+	joined  map[string]bool  // participants with a join entry
 	bad     []string         // members of the answers set that are no pair of the quiz
 	// finishedAt is the time of the log's first finish entry.
 	finishedAt time.Time
@@ -258,7 +262,9 @@ type counting struct {
 // be missed by the pages but not by the log read after them.
 func (s *snapshot) count(since *wire.ID) counting {
 	n := s.questions()
-	c := counting{counts: map[string]int64{}, correct: make([]int, n), latest: map[string]int64{}, logged: map[string]bool{}}
+	c := counting{counts: map[string]int64{}, correct: make([]int, n), latest: map[string]int64{}, logged: map[string]bool{},
+		joined: map[string]bool{}}
+	joinedAt := map[string]int64{} // participant -> ms of their latest join entry as a place holds it
 	counted := make(map[string]bool, len(s.members))
 	for _, m := range s.members {
 		q, p, ok := wire.ParsePair(m, n)
@@ -277,6 +283,10 @@ func (s *snapshot) count(since *wire.ID) counting {
 			continue
 		case e.Kind == wire.Finish && c.finishedAt.IsZero():
 			c.finishedAt = e.ID.Time()
+		case e.Kind == wire.Join:
+			c.joined[e.Participant] = true
+			joinedAt[e.Participant] = placeTime(e.ID)
+			continue
 		case e.Kind != wire.Answer:
 			continue
 		}
@@ -291,9 +301,11 @@ func (s *snapshot) count(since *wire.ID) counting {
 		}
 		c.logged[pair] = true
 		logged = append(logged, AnswerRecord{Participant: e.Participant, Question: e.Question, At: e.ID.Time()})
-		c.latest[e.Participant] = 0
-		if e.ID.MS < wire.PlaceUnit {
-			c.latest[e.Participant] = int64(e.ID.MS)
+		c.latest[e.Participant] = placeTime(e.ID)
+	}
+	for p, ms := range joinedAt {
+		if c.counts[p] == 0 {
+			c.latest[p] = ms
 		}
 	}
 	c.answers = []AnswerRecord{} // never nil: an archive of a quiz without answers says [] in JSON
@@ -308,6 +320,19 @@ func (s *snapshot) count(since *wire.ID) counting {
 	c.answers = append(c.answers, logged...)
 	return c
 }
+
+// placeTime is the time of an entry as an order place holds it: 0 (none)
+// for a time it cannot hold.
+func placeTime(id wire.ID) int64 {
+	if id.MS < wire.PlaceUnit {
+		return int64(id.MS)
+	}
+	return 0
+}
+
+// onBoard reports whether participant p belongs on the board, by the
+// counting: a counted answer, or a join entry.
+func (c counting) onBoard(p string) bool { return c.counts[p] > 0 || c.joined[p] }
 
 // place is where participant p belongs in the order set, by the counting:
 // their counted answers and the time of the latest.

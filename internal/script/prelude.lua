@@ -33,6 +33,8 @@ local logParticipant = 'peserta'
 local logQuestion = 'soal'
 local logScore = 'skor'
 local logStatus = 'status'
+-- joinScore is the skor of a join entry (wire.JoinScore).
+local joinScore = '0'
 
 -- int formats an integer exactly: '%d' where it is 64-bit, and cheaper for
 -- the server than the floating-point '%.0f'; Lua's '%d' is a C long, 32-bit
@@ -151,6 +153,28 @@ local function answerOf(entry, n)
   return nil
 end
 
+-- joinOf returns the participant of a join entry of the log ({id, {field,
+-- value, ...}}, as XRANGE replies inside a script): exactly the fields
+-- peserta and skor = joinScore, with a stored name (wire.Join). It returns
+-- nil for any other entry.
+local function joinOf(entry)
+  local f, p, s = entry[2], nil, nil
+  if #f ~= 4 then
+    return nil
+  end
+  for j = 1, 3, 2 do
+    if f[j] == logParticipant then
+      p = f[j + 1]
+    elseif f[j] == logScore then
+      s = f[j + 1]
+    end
+  end
+  if p and s == joinScore and storedName(p) then
+    return p
+  end
+  return nil
+end
+
 -- timeOf is the time in ms of a stream entry ID as an order place holds it:
 -- 0 (no time) for a time the place cannot hold.
 local function timeOf(id)
@@ -249,6 +273,58 @@ local function refusal(r, key, what)
     return corrupt(key, what)
   end
   return r
+end
+
+-- logAt appends an entry of the fields and values given to log, asking for
+-- the time at ('<ms>-*'). A log whose last entry is at that time's end or
+-- later (a clock gone back, or an entry written behind the library's back)
+-- takes the entry right after its last one instead, at that entry's time
+-- (the next millisecond once its sequence is exhausted), once checked that
+-- an order place can hold that time. It returns the entry's ID and, when the
+-- entry took another time than at's, that time in ms; or nil and the
+-- refusal (KUIS_CORRUPT), having written nothing.
+local function logAt(log, at, ...)
+  local id = redis.pcall('XADD', log, at, ...)
+  if type(id) == 'string' then
+    return id, nil
+  end
+  if string.sub(id.err, 1, 9) == 'WRONGTYPE' then
+    return nil, corrupt(log, 'not a stream')
+  end
+  local last = redis.call('XREVRANGE', log, '+', '-', 'COUNT', 1)[1]
+  if not last then
+    return nil, corrupt(log, 'takes no entry: ' .. id.err)
+  end
+  local t = tonumber(string.match(last[1], '^%d+')) or unit -- miniredis's Lua has no tonumber past 2^63
+  if string.match(last[1], '-18446744073709551615$') then
+    t = t + 1
+  end
+  if t >= unit then
+    return nil, corrupt(log, 'its last entry ' .. last[1] .. ' leaves no time an order place can hold for the next')
+  end
+  id = redis.pcall('XADD', log, string.format(int, t) .. '-*', ...)
+  if type(id) ~= 'string' then
+    return nil, corrupt(log, 'takes no entry: ' .. id.err)
+  end
+  return id, t
+end
+
+-- touch writes a no-op on log, so that a WAIT after a run that wrote nothing
+-- else covers the earlier writes it answers for (WithReplicas): XSETID of
+-- the log to its own last ID (from XINFO STREAM), which changes nothing and
+-- is propagated as any write. It returns 1, or the error text.
+local function touch(log)
+  local info = redis.pcall('XINFO', 'STREAM', log)
+  if info.err then
+    return info.err
+  end
+  for i = 1, #info - 1, 2 do
+    if info[i] == 'last-generated-id' then
+      local r = redis.pcall('XSETID', log, info[i + 1])
+      return r.err or 1
+    end
+  end
+  return 'XINFO STREAM gave no last-generated-id'
 end
 
 -- metaState reads the meta hash's status and jumlah_soal, refusing a missing

@@ -125,51 +125,15 @@ local function score(z)
   return z and tonumber(z)
 end
 
--- logged appends the log entry of p's answer to question, taking score s.
--- It returns the entry's ID, or nil and the refusal.
+-- logged appends the log entry of p's answer to question, taking score s
+-- (logAt); an entry that took a later time than at's moves the run's time
+-- on to it. It returns the entry's ID, or nil and the refusal.
 local function logged(p, question, s)
-  local id = redis.pcall('XADD', log, at, 'peserta', p, 'soal', question, 'skor', s)
-  if type(id) == 'string' then
-    return id
+  local id, t = logAt(log, at, 'peserta', p, 'soal', question, 'skor', s)
+  if id and t then
+    ms, at = t, string.format(int, t) .. '-*'
   end
-  if string.sub(id.err, 1, 9) == 'WRONGTYPE' then
-    return nil, corrupt(log, 'not a stream')
-  end
-  -- The log's last entry is at ms or later: the entry goes right after it,
-  -- at its time (the next millisecond once its sequence is exhausted).
-  local last = redis.call('XREVRANGE', log, '+', '-', 'COUNT', 1)[1]
-  if not last then
-    return nil, corrupt(log, 'takes no entry: ' .. id.err)
-  end
-  local t = tonumber(string.match(last[1], '^%d+')) or unit -- miniredis's Lua has no tonumber past 2^63
-  if string.match(last[1], '-18446744073709551615$') then
-    t = t + 1
-  end
-  if t >= unit then
-    return nil, corrupt(log, 'its last entry ' .. last[1] .. ' leaves no time an order place can hold for the next')
-  end
-  local next = string.format(int, t) .. '-*'
-  id = redis.pcall('XADD', log, next, 'peserta', p, 'soal', question, 'skor', s)
-  if type(id) ~= 'string' then
-    return nil, corrupt(log, 'takes no entry: ' .. id.err)
-  end
-  ms, at = t, next
-  return id
-end
-
--- touch writes the no-op on log: 1, or its error text.
-local function touch(lg)
-  local info = redis.pcall('XINFO', 'STREAM', lg)
-  if info.err then
-    return info.err
-  end
-  for i = 1, #info - 1, 2 do
-    if info[i] == 'last-generated-id' then
-      local r = redis.pcall('XSETID', lg, info[i + 1])
-      return r.err or 1
-    end
-  end
-  return 'XINFO STREAM gave no last-generated-id'
+  return id, t
 end
 
 local out, wrote, repeated = {}, false, {}

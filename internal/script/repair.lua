@@ -4,15 +4,20 @@
 -- KEYS[6] repair board, KEYS[7] repair order set (deleted: a rebuild that
 -- stopped midway leaves them)
 -- ARGV[1] the ID of the last log entry the caller read ("0-0" for none), or
--- 'check' to correct nothing, then pairs of participant, time in ms of their
--- latest answer in that read of the log (0 for none).
+-- 'check' to correct nothing, then triples of participant, time in ms their
+-- place holds in that read of the log (of their latest answer, or without
+-- one of their latest join; 0 for none), and '1' when that read holds their
+-- join entry, else '0'.
 -- Each participant's answers are recounted here (SISMEMBER of 1..jumlah_soal),
--- and log entries after ARGV[1] update the times, so answers counted since
--- the caller's read are not undone.
+-- and log entries after ARGV[1] update the times and the joins, so answers
+-- and joins since the caller's read are not undone. A participant without a
+-- counted answer stays on the board with 0 points when they joined, and is
+-- removed otherwise.
 -- Reply: a flat list of participant, score before ('' when none), score
--- after, for every participant whose board entry is not 10 x their counted
--- answers, all of one moment (and changed unless 'check'). Refusals (nothing
--- written): KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_CORRUPT.
+-- after, for every participant whose board entry is not what their answers
+-- and joins make it (a member with 0 points and no join entry excepted: it
+-- is removed unreported), all of one moment (and changed unless 'check').
+-- Refusals (nothing written): KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_CORRUPT.
 local meta, board, answers, log, order, stage, stageOrder = unpack(KEYS)
 local g = gate()
 local _, n, err = g.intact({{'ZADD', board, '0', 'x'}, {'ZREM', board, 'x'}, {'ZADD', order, '0', 'x'}, {'ZREM', order, 'x'},
@@ -22,22 +27,29 @@ if err then
 end
 
 local check = ARGV[1] == 'check'
-local latest = {}
-for i = 2, #ARGV, 2 do
+local latest, joined, joinedAt = {}, {}, {}
+for i = 2, #ARGV, 3 do
   latest[ARGV[i]] = tonumber(ARGV[i + 1])
+  joined[ARGV[i]] = ARGV[i + 2] == '1'
 end
 for _, entry in ipairs(check and {} or redis.call('XRANGE', log, ARGV[1], '+')) do
   if entry[1] ~= ARGV[1] then
-    -- Only an entry of a counted answer places its participant.
+    -- Only an entry of a counted answer places its participant, and a join
+    -- entry one without a counted answer.
     local p, q = answerOf(entry, n)
     if p and redis.call('SISMEMBER', answers, q .. ':' .. p) == 1 then
       latest[p] = timeOf(entry[1])
+    elseif not p then
+      p = joinOf(entry)
+      if p then
+        joined[p], joinedAt[p] = true, timeOf(entry[1])
+      end
     end
   end
 end
 
 local out = {}
-for i = 2, #ARGV, 2 do
+for i = 2, #ARGV, 3 do
   local p = ARGV[i]
   local count = 0
   for q = 1, storedName(p) and n or 0 do
@@ -46,20 +58,21 @@ for i = 2, #ARGV, 2 do
     end
   end
   local was, now = redis.call('ZSCORE', board, p), count * 10
-  if (was or count > 0) and tonumber(was) ~= now then
+  local stays = count > 0 or joined[p]
+  if (was or stays) and tonumber(was) ~= now then
     table.insert(out, p)
     table.insert(out, was or '')
     table.insert(out, tostring(now))
   end
   if check then
-  elseif count == 0 then
+  elseif not stays then
     redis.call('ZREM', order, p)
     redis.call('ZREM', board, p)
   else
     if tonumber(was) ~= now then
       redis.call('ZADD', board, now, p)
     end
-    local want = place(count, latest[p] or 0)
+    local want = place(count, count == 0 and joinedAt[p] or latest[p] or 0)
     if tonumber(redis.call('ZSCORE', order, p)) ~= tonumber(want) then
       redis.call('ZADD', order, want, p)
     end

@@ -11,7 +11,9 @@
 -- Every entry after ARGV[2] is an answer counted after the snapshot (the
 -- record script writes the entry and the answer together), so it adds 10
 -- points; an entry whose answer the answers set does not hold (written
--- behind the library's back) adds nothing.
+-- behind the library's back) adds nothing. A join entry after ARGV[2] puts
+-- its participant in the repair keys with 0 points, placed at its time,
+-- unless they are there.
 -- Reply: {'more', ID of the last entry added} while entries remain, then
 -- {'done'}. Refusals (nothing replaced): KUIS_BUSY (another rebuild took the
 -- repair keys over), KUIS_FORBIDDEN, KUIS_NOTFOUND, KUIS_CORRUPT.
@@ -37,6 +39,12 @@ for i = 1, math.min(#entries, most) do
     local score = (tonumber(redis.call('ZSCORE', stage, p)) or 0) + 10
     redis.call('ZADD', stage, score, p)
     redis.call('ZADD', stageOrder, place(score / 10, timeOf(entries[i][1])), p)
+  elseif not p then
+    p = joinOf(entries[i])
+    if p and not redis.call('ZSCORE', stage, p) then
+      redis.call('ZADD', stage, 0, p)
+      redis.call('ZADD', stageOrder, place(0, timeOf(entries[i][1])), p)
+    end
   end
 end
 if #entries > most then

@@ -45,6 +45,8 @@ var (
 	Finish = newScript("finish.lua", false)
 	// RecordAnswer counts up to MaxAnswers correct answers, each once.
 	RecordAnswer = newScript("record_answer.lua", false)
+	// Join puts a participant on a running quiz's board with 0 points, and reads their place.
+	Join = newScript("join.lua", false)
 	// Recap reads meta, board (or order set), answers and log in one atomic step.
 	Recap = newScript("recap.lua", true)
 	// Standing reads one participant's score, position and competition rank

@@ -14,6 +14,10 @@ const (
 	LogStatus      = "status"
 )
 
+// JoinScore is the skor of a join entry: the participant's score once
+// joined, before any answer.
+const JoinScore = "0"
+
 // Kind is what a log entry records.
 type Kind int
 
@@ -23,6 +27,7 @@ const (
 	Answer             // a counted answer: peserta, soal, skor
 	Start              // the start, the log's first: the single field status = berjalan
 	Finish             // the finish: the single field status = selesai
+	Join               // a participant put on the board with 0 points: exactly peserta and skor = 0
 )
 
 // Entry is one decoded entry of the answer log.
@@ -31,15 +36,17 @@ type Entry struct {
 	Kind        Kind
 	Participant string
 	Question    int
-	Score       int64 // the participant's score after the answer
+	Score       int64 // the participant's score after the answer; 0 for a join
 }
 
 // DecodeEntry decodes one log entry of a quiz of questions questions. An
-// entry with a peserta field is an answer and must be whole: a stored name,
-// a question number (Question's rule), a score that is a positive sound one,
-// and an ID that is a time; otherwise the error says what is wrong, and the
-// entry's ID and kind are set even then. The single field status = berjalan
-// is the start, status = selesai the finish; anything else is Other.
+// entry of exactly the fields peserta and skor = 0 is a join, and must name
+// a stored name under an ID that is a time. Any other entry with a peserta
+// field is an answer and must be whole: a stored name, a question number
+// (Question's rule), a score that is a positive sound one, and an ID that is
+// a time. Otherwise the error says what is wrong, and the entry's ID, kind
+// and participant are set even then. The single field status = berjalan is
+// the start, status = selesai the finish; anything else is Other.
 func DecodeEntry(id string, fields map[string]string, questions int) (Entry, error) {
 	parsed, ok := ParseID(id)
 	if !ok {
@@ -48,6 +55,15 @@ func DecodeEntry(id string, fields map[string]string, questions int) (Entry, err
 	e := Entry{ID: parsed}
 	p, isAnswer := fields[LogParticipant]
 	switch {
+	case isAnswer && len(fields) == 2 && fields[LogScore] == JoinScore:
+		e.Kind, e.Participant = Join, p
+		if !StoredName(p) {
+			return e, fmt.Errorf("entry %s: field %s %s is not a participant", id, LogParticipant, Quote(p))
+		}
+		if parsed.MS > math.MaxInt64 {
+			return e, fmt.Errorf("entry %s: the ID is not a time", id)
+		}
+		return e, nil
 	case isAnswer:
 		e.Kind, e.Participant = Answer, p
 	case len(fields) == 1 && fields[LogStatus] == Finished:

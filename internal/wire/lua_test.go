@@ -43,7 +43,7 @@ func TestLuaConstants(t *testing.T) {
 	}
 	for name, want := range map[string]string{
 		"logParticipant": wire.LogParticipant, "logQuestion": wire.LogQuestion, "logScore": wire.LogScore,
-		"logStatus": wire.LogStatus,
+		"logStatus": wire.LogStatus, "joinScore": wire.JoinScore,
 	} {
 		m := regexp.MustCompile(`(?m)^local ` + name + ` = '([^']*)'$`).FindStringSubmatch(src)
 		if m == nil {
@@ -99,6 +99,14 @@ for i = 3, #ARGV do
       f[#f + 1] = v
     end
     out[#out + 1] = show(answerOf({'1-1', f}, n))
+  elseif fn == 'joinOf' then
+    local f = {}
+    for part in string.gmatch(x, '[^;]+') do
+      local k, v = string.match(part, '^([^=]*)=(.*)$')
+      f[#f + 1] = k
+      f[#f + 1] = v
+    end
+    out[#out + 1] = show(joinOf({'1-1', f}))
   elseif fn == 'place' then
     local c, ms = string.match(x, '^(-?%d+),(-?%d+)$')
     out[#out + 1] = show(place(tonumber(c), tonumber(ms)))
@@ -149,8 +157,9 @@ func show(ok bool, parts ...any) string {
 }
 
 // TestLuaCodecIsGos: the prelude's codec and Go's decide alike on the same
-// stored bytes: jumlah_soal, answers set members, stored names, log entries,
-// places and their agreement with scores, and the time a place holds.
+// stored bytes: jumlah_soal, answers set members, stored names, log entries
+// (answers and joins), places and their agreement with scores, and the time
+// a place holds.
 func TestLuaCodecIsGos(t *testing.T) {
 	lua := newLuaCodec(t)
 	numbers := []string{"1", "3", "4", "0", "04", "+3", "-1", " 3", "3 ", "1e2", "1000", "1001", "2048", "999999999999999",
@@ -213,6 +222,28 @@ func TestLuaCodecIsGos(t *testing.T) {
 			}
 		})
 	}
+	t.Run("joins", func(t *testing.T) {
+		joins := []string{"peserta=Ali;skor=0", "skor=0;peserta=Ali", "peserta=Ali Baba;skor=0", "peserta=李;skor=0",
+			"peserta=;skor=0", "peserta=Ali\n;skor=0", "peserta=Ali\xff;skor=0", "peserta=" + strings.Repeat("é", 129) + ";skor=0",
+			"peserta=Ali;skor=00", "peserta=Ali;skor=10", "peserta=Ali;skor=", "peserta=Ali", "skor=0",
+			"peserta=Ali;skor=0;soal=1", "peserta=Ali;skor=0;x=y", "peserta=Ali;soal=1;skor=10", "status=selesai"}
+		var want []string
+		for _, j := range joins {
+			fields := map[string]string{}
+			for _, part := range strings.Split(j, ";") {
+				k, v, _ := strings.Cut(part, "=")
+				fields[k] = v
+			}
+			got, err := wire.DecodeEntry("1-1", fields, 3)
+			want = append(want, show(err == nil && got.Kind == wire.Join, got.Participant))
+		}
+		if diff := cmp.Diff(want, lua.call("joinOf", 3, joins...)); diff != "" {
+			t.Errorf("join entries, Go (-) and Lua (+):\n%s", diff)
+		}
+		if want[0] != "Ali" {
+			t.Errorf("a join of Ali decodes as %q in Go", want[0])
+		}
+	})
 	t.Run("places", func(t *testing.T) {
 		var in, want []string
 		for _, c := range []int64{-1, 0, 1, 1000, 2047, 2048} {

@@ -214,12 +214,15 @@ func TestScore(t *testing.T) {
 	}
 }
 
-// TestDecodeEntry: an entry with peserta is an answer and must be whole; the
-// single field status = berjalan is the start, = selesai the finish; the rest
-// is Other.
+// TestDecodeEntry: exactly peserta and skor 0 is a join; any other entry
+// with peserta is an answer and must be whole; the single field status =
+// berjalan is the start, = selesai the finish; the rest is Other.
 func TestDecodeEntry(t *testing.T) {
 	answer := func(p, q, s string) map[string]string {
 		return map[string]string{wire.LogParticipant: p, wire.LogQuestion: q, wire.LogScore: s}
+	}
+	join := func(p string) map[string]string {
+		return map[string]string{wire.LogParticipant: p, wire.LogScore: wire.JoinScore}
 	}
 	for _, tt := range []struct {
 		name   string
@@ -242,6 +245,18 @@ func TestDecodeEntry(t *testing.T) {
 		{"an ID past any time", "18446744073709551615-0", answer("Ali", "1", "10"),
 			wire.Entry{ID: wire.ID{MS: math.MaxUint64}, Kind: wire.Answer, Participant: "Ali", Question: 1, Score: 10}, true},
 		{"no ID", "x", answer("Ali", "1", "10"), wire.Entry{}, true},
+		{"join", "7-2", join("Ali"), wire.Entry{ID: wire.ID{MS: 7, Seq: 2}, Kind: wire.Join, Participant: "Ali"}, false},
+		{"join of no name", "7-2", join(""), wire.Entry{ID: wire.ID{MS: 7, Seq: 2}, Kind: wire.Join}, true},
+		{"join of a control character", "7-2", join("Ali\x7f"), wire.Entry{ID: wire.ID{MS: 7, Seq: 2}, Kind: wire.Join, Participant: "Ali\x7f"}, true},
+		{"join past any time", "18446744073709551615-0", join("Ali"), wire.Entry{ID: wire.ID{MS: math.MaxUint64}, Kind: wire.Join, Participant: "Ali"}, true},
+		// Anything more or other than peserta and skor 0 is an answer, and a broken one.
+		{"join with a question", "7-2", answer("Ali", "1", "0"), wire.Entry{ID: wire.ID{MS: 7, Seq: 2}, Kind: wire.Answer, Participant: "Ali", Question: 1}, true},
+		{"join with another field", "7-2", map[string]string{wire.LogParticipant: "Ali", wire.LogScore: "0", "x": "y"},
+			wire.Entry{ID: wire.ID{MS: 7, Seq: 2}, Kind: wire.Answer, Participant: "Ali"}, true},
+		{"join scored 00", "7-2", map[string]string{wire.LogParticipant: "Ali", wire.LogScore: "00"},
+			wire.Entry{ID: wire.ID{MS: 7, Seq: 2}, Kind: wire.Answer, Participant: "Ali"}, true},
+		{"join scored 10", "7-2", map[string]string{wire.LogParticipant: "Ali", wire.LogScore: "10"},
+			wire.Entry{ID: wire.ID{MS: 7, Seq: 2}, Kind: wire.Answer, Participant: "Ali"}, true},
 	} {
 		got, err := wire.DecodeEntry(tt.id, tt.fields, 3)
 		if diff := cmp.Diff(tt.want, got); diff != "" || (err != nil) != tt.bad {
