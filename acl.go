@@ -12,18 +12,19 @@ type Role int
 // The roles of the contract's key table.
 const (
 	// RoleApp is the quiz application: it records answers (writing board,
-	// answers set, log and order set), reads meta and course boards, follows
-	// the feed and recaps; it never writes meta.
+	// answers set, log and order set), reads meta, course boards and class
+	// rosters, follows the feed and recaps; it never writes meta.
 	RoleApp Role = iota + 1
 	// RoleTeacher creates and finishes quizzes (writing meta and the log),
-	// reads everything, recaps and audits; it never touches scores, the
-	// answers set or the order set.
+	// keeps class rosters (enrolls and withdraws students), reads
+	// everything, recaps and audits; it never touches scores, the answers
+	// set or the order set.
 	RoleTeacher
 	// RoleOperator repairs boards, purges and lists quizzes, reads
 	// everything, recaps and audits: the only role with deletes, renames and
 	// SCAN. It writes the board, the order set, the repair keys and course
 	// boards, and deletes any key of the namespace, but never writes meta,
-	// the answers set or the log.
+	// the answers set, the log or a class roster.
 	RoleOperator
 )
 
@@ -108,18 +109,19 @@ func ACLRules(role Role, opts ...Option) []string {
 	}
 	plain := naming{namespace: o.namespace}
 	k, c := keyNames(plain, "*"), courseKeyNames(plain, "*") // "*" matches a braced ID too
+	roster := classKeyNames(plain, "*").all()
 	// The keys the role's operations write, and those they only read.
 	var writes, reads []string
 	switch role {
 	case RoleApp:
 		writes = []string{k.board, k.answers, k.log, k.order}
-		reads = []string{k.meta, c.board, c.quizzes, c.ledgers + "*"}
+		reads = append([]string{k.meta, c.board, c.quizzes, c.ledgers + "*"}, roster...)
 	case RoleTeacher:
-		writes = []string{k.meta, k.log}
+		writes = append([]string{k.meta, k.log}, roster...)
 		reads = []string{k.board, k.answers, k.order, k.repairBoard, k.repairOrder, c.board, c.quizzes, c.ledgers + "*"}
 	case RoleOperator:
 		writes = []string{k.board, k.order, k.repairBoard, k.repairOrder, c.board, c.quizzes, c.ledgers + "*"}
-		reads = []string{k.meta, k.answers, k.log}
+		reads = append([]string{k.meta, k.answers, k.log}, roster...)
 	default:
 		return nil
 	}

@@ -614,12 +614,14 @@ func TestACLWhatRolesCanStillDo(t *testing.T) {
 	}
 }
 
-// caseKeys are the keys of one ID: a quiz's, a course's, a key of the
-// namespace that is none of the contract's, and a board of another namespace.
+// caseKeys are the keys of one ID: a quiz's, a course's, a class's, a key of
+// the namespace that is none of the contract's, and a board of another
+// namespace.
 // All hold the ID in braces on a cluster (WithHashTag), so they share a slot.
 type caseKeys struct {
 	quiz           kuis.Keys
 	course         kuis.CourseKeys
+	class          kuis.ClassKeys
 	other, outside string
 }
 
@@ -644,6 +646,9 @@ var keyKinds = []keyKind{
 	{"course board", func(c caseKeys) string { return c.course.Board() }, []string{"ZADD", "10", "Ali"}},
 	{"course index", func(c caseKeys) string { return c.course.Quizzes() }, []string{"HSET", "q@0-0", "30 1 10 00000000000000000000000000000000 1"}},
 	{"course ledger", func(c caseKeys) string { return c.course.Ledger("q", "0-0") }, []string{"HSET", "Ali", "10"}},
+	{"roster", func(c caseKeys) string { return c.class.Roster() }, []string{"HSET", "Ali", "Ali"}}, // a field HDEL's form names
+	{"roster names", func(c caseKeys) string { return c.class.Names() }, []string{"HSET", "Ali", "S1"}},
+	{"roster look-alikes", func(c caseKeys) string { return c.class.Lookalikes() }, []string{"HSET", "Ali", "S1"}},
 	{"other", func(c caseKeys) string { return c.other }, []string{"SET", "x"}},
 	{"outside", func(c caseKeys) string { return c.outside }, []string{"ZADD", "10", "Ali"}},
 }
@@ -662,7 +667,7 @@ func kind(t testing.TB, name string) keyKind {
 // is another namespace.
 func kindKey(e *env, id, outside, name string) string {
 	e.t.Helper()
-	c := caseKeys{quiz: e.keys(id), course: kuis.CourseKeysOf(e.store, id),
+	c := caseKeys{quiz: e.keys(id), course: kuis.CourseKeysOf(e.store, id), class: e.class(id).Keys(),
 		other: e.ns + ":lain:{" + id + "}", outside: outside + ":papan:{" + id + "}"}
 	return kind(e.t, name).key(c)
 }
@@ -674,7 +679,7 @@ var writeForms = map[string]struct {
 	keys int
 	args []string
 }{
-	"HDEL":   {1, []string{"status", "Ali", "q@0-0"}}, // a field of meta, of a course ledger, of the course index
+	"HDEL":   {1, []string{"status", "Ali", "q@0-0"}}, // a field of meta, of a course ledger or a roster hash, of the course index
 	"HSET":   {1, []string{"status", "berjalan"}},
 	"HSETNX": {1, []string{"warna", "merah"}},
 	"RENAME": {2, nil},
@@ -690,7 +695,7 @@ var writeForms = map[string]struct {
 // (Purge, PurgeQuiz: "What ACL cannot close").
 var roleWrites = map[kuis.Role][]string{
 	kuis.RoleApp:      {"board", "answers", "log", "order"},
-	kuis.RoleTeacher:  {"meta", "log"},
+	kuis.RoleTeacher:  {"meta", "log", "roster", "roster names", "roster look-alikes"},
 	kuis.RoleOperator: {"board", "order", "repair board", "repair order", "course board", "course index", "course ledger"},
 }
 
@@ -1051,4 +1056,103 @@ func TestACLCourseOperator(t *testing.T) {
 			t.Errorf("after Purge (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// classReadsOf runs every read of a class and returns the results by name
+// (an error in place of a failed read's).
+func classReadsOf(ctx context.Context, c *kuis.Class) map[string]any {
+	out := map[string]any{}
+	pick := func(name string, v any, err error) {
+		if err != nil {
+			out[name] = err.Error()
+			return
+		}
+		out[name] = v
+	}
+	v1, err := c.Students(ctx)
+	pick("Students", v1, err)
+	v2, err := c.Student(ctx, "S2")
+	pick("Student", v2, err)
+	v3, err := c.Lookup(ctx, "Budi")
+	pick("Lookup", v3, err)
+	v4, err := c.Lookup(ctx, "Zahra")
+	pick("Lookup of nobody", v4, err)
+	return out
+}
+
+// TestACLClassRoles: users made from ACLRules of each role, with and
+// without the client-side cache, read a class's roster as the teacher
+// keeps it; the teacher enrolls, withdraws and audits, the operator audits
+// and deletes the roster with Purge; the app and the operator are refused,
+// with nothing written, every Enroll and Withdraw (the app Audit too), and
+// the server refuses them every write to the roster's keys, and the
+// teacher their deletes.
+func TestACLClassRoles(t *testing.T) {
+	t.Parallel()
+	for _, role := range []kuis.Role{kuis.RoleApp, kuis.RoleTeacher, kuis.RoleOperator} {
+		t.Run(role.String(), func(t *testing.T) {
+			eachCache(t, func(t *testing.T, cached bool) {
+				e := newEnv(t)
+				c := e.enrolled(kuis.Student{ID: "S1", Name: "Ali"}, kuis.Student{ID: "S2", Name: "Budi"})
+				want := classReadsOf(e.ctx, c)
+				rs, raw := roleStore(t, e, role, cached, kuis.Tuning{})
+				rc, err := rs.Class(c.Keys().ClassID())
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, classReadsOf(e.ctx, rc)); diff != "" {
+					t.Errorf("reads as %v (-admin +%v):\n%s", role, role, diff)
+				}
+				keys := rosterKeys(c)
+				k := c.Keys()
+				enroll := func() error { return rc.Enroll(e.ctx, kuis.Student{ID: "S3", Name: "Citra"}) }
+				withdraw := func() error { return rc.Withdraw(e.ctx, "S1") }
+				audit := func() error { _, err := rc.Audit(e.ctx); return err }
+				if role == kuis.RoleTeacher {
+					if err := enroll(); err != nil {
+						t.Errorf("Enroll as teacher: %v", err)
+					}
+					if err := withdraw(); err != nil {
+						t.Errorf("Withdraw as teacher: %v", err)
+					}
+					if got, err := c.Students(e.ctx); err != nil || !cmp.Equal(got, []kuis.Student{{"S2", "Budi"}, {"S3", "Citra"}}) {
+						t.Errorf("Students after the teacher's Enroll and Withdraw = %v, %v", got, err)
+					}
+					e.mustRaw("HSET", k.Names(), "Zahra", "S9")
+					wantAudit := []kuis.Violation{{Key: k.Names(), Rule: "names", Detail: `name "Zahra" names student "S9", who is not enrolled`}}
+					if v, err := rc.Audit(e.ctx); err != nil || !cmp.Equal(wantAudit, v) {
+						t.Errorf("Audit as teacher = %v, %v; want %v", v, err, wantAudit)
+					}
+					checkRefused(t, e, keys, isRefusal,
+						rawAs(e.ctx, raw, "UNLINK", k.Roster()),
+						rawAs(e.ctx, raw, "DEL", k.Names()),
+						rawAs(e.ctx, raw, "RENAME", k.Roster(), k.Names()),
+					)
+					return
+				}
+				calls := []refusedCall{{"Enroll", enroll}, {"Withdraw", withdraw}}
+				if role == kuis.RoleApp {
+					calls = append(calls, refusedCall{"Audit", audit})
+				} else if v, err := rc.Audit(e.ctx); err != nil || !cmp.Equal(v, []kuis.Violation{}) {
+					t.Errorf("Audit as operator = %v, %v; want no violations", v, err)
+				}
+				checkRefused(t, e, keys, isForbidden, calls...)
+				checkRefused(t, e, keys, isRefusal,
+					rawAs(e.ctx, raw, "HSET", k.Roster(), "S9", "Zahra"),
+					rawAs(e.ctx, raw, "HDEL", k.Roster(), "S1"),
+					rawAs(e.ctx, raw, "HSET", k.Names(), "Zahra", "S9"),
+					rawAs(e.ctx, raw, "HDEL", k.Lookalikes(), "ali"),
+					evalAs(e.ctx, raw, "return redis.call('HSET', KEYS[1], 'S9', 'Zahra')", k.Roster()),
+				)
+				if role == kuis.RoleOperator {
+					if n, err := rs.Purge(e.ctx); err != nil || n != 3 {
+						t.Errorf("Purge as operator = %d, %v; want the roster's 3 keys", n, err)
+					}
+					if diff := cmp.Diff(gone(keys...), e.dump(keys...)); diff != "" {
+						t.Errorf("after Purge (-want +got):\n%s", diff)
+					}
+				}
+			})
+		})
+	}
 }

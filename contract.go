@@ -64,9 +64,29 @@ var courseContractRows = []courseContractRow{
 		"one key per folded quiz instance, one field per participant of its recap"},
 }
 
+// A class's roster, beside the quizzes and courses and never inside them.
+type classContractRow struct {
+	key                                  func(ClassKeys) string
+	typ, writer, readers, content, scale string
+}
+
+var classContractRows = []classContractRow{
+	{ClassKeys.Roster, "hash", "teacher (Enroll, Withdraw)", "every role (students, lookup, audit, grades)",
+		"the roster: student ID (1 to 64 bytes of printable ASCII without spaces) = the student's name on boards, " +
+			"in `CleanParticipant`'s form, no two names of a class alike",
+		"one key per class, one field per enrolled student"},
+	{ClassKeys.Names, "hash", "teacher (Enroll, Withdraw)", "every role (lookup, audit)",
+		"the roster turned around: name = student ID, written with the roster in one step",
+		"one key per class, one field per enrolled student"},
+	{ClassKeys.Lookalikes, "hash", "teacher (Enroll, Withdraw)", "every role (audit)",
+		"a name's confusable key (its UTS #39 skeleton, case and width folded) = student ID, written with the roster in one step, " +
+			"so that no name a class would confuse with an enrolled one is enrolled",
+		"one key per class, one field per enrolled student"},
+}
+
 // ContractTable returns the contract's key table as Markdown,
-// with the key names the options select, <quiz> standing for the quiz ID
-// and <course> for the course ID. It does no I/O. Errors:
+// with the key names the options select, <quiz> standing for the quiz ID,
+// <course> for the course ID and <class> for the class ID. It does no I/O. Errors:
 // ErrInvalidNamespace, ErrInvalidOption.
 func ContractTable(opts ...Option) (string, error) {
 	o, err := resolve(opts)
@@ -85,6 +105,11 @@ func ContractTable(opts ...Option) (string, error) {
 	for _, r := range courseContractRows {
 		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | none |\n",
 			r.key(ck), r.typ, r.writer, r.readers, r.content, r.scale)
+	}
+	kk := classKeyNames(o.naming, "<class>")
+	for _, r := range classContractRows {
+		fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | none |\n",
+			r.key(kk), r.typ, r.writer, r.readers, r.content, r.scale)
 	}
 	return b.String(), nil
 }
@@ -167,6 +192,13 @@ var operations = []operation{
 	{"archive and purge a course", "Course.Purge",
 		[]string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "UNLINK", "EXEC", "UNWATCH", "WAIT"}, courseCheck,
 		"O(L + N)", operator},
+	{"enroll students in a class", "Class.Enroll", waited, []script.Script{script.Enroll}, "O(M)", teacher},
+	{"withdraw students from a class", "Class.Withdraw", []string{"HMGET", "WAIT"}, []script.Script{script.Withdraw}, "O(M)", teacher},
+	{"list a class's students", "Class.Students", []string{"HSCAN"}, nil, "O(N)", everyone},
+	{"read one student", "Class.Student", []string{"HGET"}, nil, "O(1)", everyone},
+	{"find a student by name", "Class.Lookup", []string{"HGET"}, nil, "O(1)", everyone},
+	{"audit a class's roster", "Class.Audit", []string{"MULTI", "TYPE", "PTTL", "HGETALL", "EXEC"}, nil,
+		"O(N)", overseers},
 }
 
 // scriptCommands lists what each script calls (prelude.lua's helpers it
@@ -185,6 +217,8 @@ var scriptCommands = map[string][]string{
 	script.PurgeQuiz.Name():    {"UNLINK", "HMGET", "EXISTS", "XRANGE"},
 	script.Course.Name():       {"ZCARD", "HLEN", "HGET", "HMGET", "ZMSCORE", "HSET", "ZADD", "TIME", "HKEYS", "HEXISTS", "HDEL", "ZREM"},
 	script.CourseCheck.Name():  {},
+	script.Enroll.Name():       {"HMGET", "HGET", "HSET"},
+	script.Withdraw.Name():     {"HMGET", "HDEL"},
 }
 
 // sends lists every command the operation sends or its scripts call,

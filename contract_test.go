@@ -19,7 +19,7 @@ import (
 // form and namespaced with hash tags.
 func TestContractTable(t *testing.T) {
 	t.Parallel()
-	table := func(board, meta, answers, log, order, repairBoard, repairOrder, course, index, ledger string) string {
+	table := func(board, meta, answers, log, order, repairBoard, repairOrder, course, index, ledger, roster, names, lookalikes string) string {
 		return "| key | type | writer | readers | content | scale | TTL |\n" +
 			"|---|---|---|---|---|---|---|\n" +
 			"| `" + board + "` | sorted set | quiz application | students and teacher | " +
@@ -61,7 +61,17 @@ func TestContractTable(t *testing.T) {
 			"one key per course, one field per folded quiz instance | none |\n" +
 			"| `" + ledger + "` | hash | operator (Fold, Unfold) | teacher, operator and quiz application (recap, audit, repair) | " +
 			"the ledger of one folded quiz instance: participant = the points it gave them (a multiple of 10, 0 included), " +
-			"written with the total in one step | one key per folded quiz instance, one field per participant of its recap | none |\n"
+			"written with the total in one step | one key per folded quiz instance, one field per participant of its recap | none |\n" +
+			"| `" + roster + "` | hash | teacher (Enroll, Withdraw) | every role (students, lookup, audit, grades) | " +
+			"the roster: student ID (1 to 64 bytes of printable ASCII without spaces) = the student's name on boards, " +
+			"in `CleanParticipant`'s form, no two names of a class alike | one key per class, one field per enrolled student | none |\n" +
+			"| `" + names + "` | hash | teacher (Enroll, Withdraw) | every role (lookup, audit) | " +
+			"the roster turned around: name = student ID, written with the roster in one step | " +
+			"one key per class, one field per enrolled student | none |\n" +
+			"| `" + lookalikes + "` | hash | teacher (Enroll, Withdraw) | every role (audit) | " +
+			"a name's confusable key (its UTS #39 skeleton, case and width folded) = student ID, written with the roster in one step, " +
+			"so that no name a class would confuse with an enrolled one is enrolled | " +
+			"one key per class, one field per enrolled student | none |\n"
 	}
 	tests := []struct {
 		name string
@@ -70,12 +80,13 @@ func TestContractTable(t *testing.T) {
 	}{
 		{"default", nil, table("kuis:papan:<quiz>", "kuis:meta:<quiz>", "kuis:jawaban:<quiz>", "kuis:catatan:<quiz>", "kuis:urutan:<quiz>",
 			"kuis:papan-baru:<quiz>", "kuis:urutan-baru:<quiz>", "kuis:kursus:<course>", "kuis:kursus-kuis:<course>",
-			"kuis:kursus-rincian:<course>:<quiz>@<instance>")},
+			"kuis:kursus-rincian:<course>:<quiz>@<instance>", "kuis:kelas:<class>", "kuis:kelas-nama:<class>", "kuis:kelas-mirip:<class>")},
 		{"namespaced and hash-tagged", []kuis.Option{kuis.WithNamespace("sekolah"), kuis.WithHashTag()},
 			table("sekolah:papan:{<quiz>}", "sekolah:meta:{<quiz>}", "sekolah:jawaban:{<quiz>}",
 				"sekolah:catatan:{<quiz>}", "sekolah:urutan:{<quiz>}",
 				"sekolah:papan-baru:{<quiz>}", "sekolah:urutan-baru:{<quiz>}",
-				"sekolah:kursus:{<course>}", "sekolah:kursus-kuis:{<course>}", "sekolah:kursus-rincian:{<course>}:<quiz>@<instance>")},
+				"sekolah:kursus:{<course>}", "sekolah:kursus-kuis:{<course>}", "sekolah:kursus-rincian:{<course>}:<quiz>@<instance>",
+				"sekolah:kelas:{<class>}", "sekolah:kelas-nama:{<class>}", "sekolah:kelas-mirip:{<class>}")},
 	}
 	for _, tt := range tests {
 		got, err := kuis.ContractTable(tt.opts...)
@@ -359,6 +370,28 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 		_, err := course(s).Purge(e.ctx, func(context.Context, kuis.CourseRecap) error { return nil })
 		return err
 	})
+	// Classes: enroll (new students, then the same again, then a refusal),
+	// every read, the audit (clean, and of a tampered roster), withdraw (the
+	// students, then nobody enrolled).
+	class := func(s *kuis.Store) *kuis.Class {
+		c, err := s.Class("8a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	roster := []kuis.Student{{ID: "S1", Name: "Ali"}, {ID: "S2", Name: "Budi"}}
+	do("Class.Enroll", func(s *kuis.Store) error { return class(s).Enroll(e.ctx, roster...) })
+	run("Class.Enroll", true, func(s *kuis.Store) error { return class(s).Enroll(e.ctx, kuis.Student{ID: "S3", Name: "Ali"}) })
+	do("Class.Students", func(s *kuis.Store) error { _, err := class(s).Students(e.ctx); return err })
+	do("Class.Student", func(s *kuis.Store) error { _, err := class(s).Student(e.ctx, "S2"); return err })
+	do("Class.Lookup", func(s *kuis.Store) error { _, err := class(s).Lookup(e.ctx, "Budi"); return err })
+	do("Class.Audit", func(s *kuis.Store) error { _, err := class(s).Audit(e.ctx); return err })
+	kk := class(e.store).Keys()
+	e.mustRaw("HSET", kk.Names(), "Zahra", "S9")
+	do("Class.Audit", func(s *kuis.Store) error { _, err := class(s).Audit(e.ctx); return err })
+	e.mustRaw("HDEL", kk.Names(), "Zahra")
+	do("Class.Withdraw", func(s *kuis.Store) error { return class(s).Withdraw(e.ctx, "S1", "S9") })
 	// A read in parts that fails leaves its connection as it found it.
 	broken, _, _ := e.reference()
 	e.mustRaw("XADD", e.keys(broken).Log(), "*", "peserta", "Ali", "soal", "nol", "skor", "10")

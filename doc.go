@@ -6,7 +6,9 @@
 // [New] returns a [Store], the one entry value. It hands out a quiz's [Board]
 // (the quiz application's handle) and [Meta] (the teacher's), and a [Course]
 // that counts each finished quiz of a class once (a quiz names its course
-// when it is created: [InCourse]); it runs the operations on
+// when it is created: [InCourse]), and a [Class]'s roster of students,
+// each a stable ID and a name no other in the class looks like ([ForClass]
+// names a quiz's class); it runs the operations on
 // a whole quiz or namespace that an operator needs (Recap, Audit, Repair,
 // PurgeQuiz, Purge, Quizzes, Stats). [ACLRules] makes the Redis users of the
 // three roles, so that the server holds the contract's separation too.
@@ -27,12 +29,19 @@
 //	kuis:kursus-kuis:ipa-8a                             hash        "<quiz>@<instance>" = the instance's marker "<possible> <participants> <points> <digest> <folded_ms>"
 //	kuis:kursus-rincian:ipa-8a:kuis-02@1733299200000-0  hash        participant = the points that quiz instance gave (0 included)
 //
+// and a class's roster, with class ID "8a" ([Store.Class]):
+//
+//	kuis:kelas:8a        hash  student ID = name
+//	kuis:kelas-nama:8a   hash  name = student ID
+//	kuis:kelas-mirip:8a  hash  the name's confusable key = student ID
+//
 // No key ever has a TTL: the end of a quiz's data is a decision
 // ([Store.PurgeQuiz], [Course.Purge], [Store.Purge]), not a timer.
 // [WithNamespace] changes the first segment and [WithHashTag] braces the
-// quiz ID ({kuis-01}) and the course ID ({ipa-8a}) for Redis Cluster.
-// [ContractTable] prints the table and [Store.Audit] and [Course.Audit] check
-// live keys against it.
+// quiz ID ({kuis-01}), the course ID ({ipa-8a}) and the class ID ({8a}) for
+// Redis Cluster.
+// [ContractTable] prints the table and [Store.Audit], [Course.Audit] and
+// [Class.Audit] check live keys against it.
 //
 // # Operations
 //
@@ -40,7 +49,8 @@
 // the commands it calls) runs as EVALSHA, EVALSHA_RO for the read-only ones,
 // and as EVAL (EVAL_RO) when the server answers NOSCRIPT. N is the members
 // of the board (or course board), M the members or entries read, K the keys
-// of the database, L the entries of a course's ledgers, Q its quiz instances.
+// of the database, L the entries of a course's ledgers, Q its quiz instances;
+// for a class, N is its students and M the students a call gives.
 // Which commands a call sends among those listed depends on its options and
 // on the quiz (WithTies, WithClientCache, a big quiz read in parts, a Repair
 // that rebuilds): the method's doc says when. WAIT follows the scripts that
@@ -86,6 +96,12 @@
 //	| audit the course | Course.Audit | TYPE, PTTL, WATCH, HSCAN, ZSCAN, MULTI, EXEC | O(L + N) |
 //	| repair the course board | Course.Repair | WATCH, HSCAN, ZSCAN, MULTI, ZADD, ZREM, EXEC, UNWATCH, WAIT; course_check.lua () | O(L + N) |
 //	| archive and purge a course | Course.Purge | WATCH, HSCAN, ZSCAN, MULTI, UNLINK, EXEC, UNWATCH, WAIT; course_check.lua () | O(L + N) |
+//	| enroll students in a class | Class.Enroll | WAIT; enroll.lua (HMGET, HGET, HSET) | O(M) |
+//	| withdraw students from a class | Class.Withdraw | HMGET, WAIT; withdraw.lua (HMGET, HDEL) | O(M) |
+//	| list a class's students | Class.Students | HSCAN | O(N) |
+//	| read one student | Class.Student | HGET | O(1) |
+//	| find a student by name | Class.Lookup | HGET | O(1) |
+//	| audit a class's roster | Class.Audit | MULTI, TYPE, PTTL, HGETALL, EXEC | O(N) |
 //
 // # Live screens
 //
@@ -131,8 +147,10 @@
 //	  Standing, Len, Summary,
 //	  Answered, Teams, Get, Status,
 //	  Quizzes, Recap, Audit, Events,
-//	  Live, a Course's reads
+//	  Live, a Course's reads, a
+//	  Class's reads
 //	RecordAnswer, RecordAnswers     retry: an answer counted before answers Duplicate, with its score
+//	Enroll, Withdraw                retry: a student enrolled (withdrawn) before changes nothing
 //	Finish, Repair, Purge, Fold,    retry: the second call finishes what the first began, or changes
 //	  Archive, Unfold,                nothing (an Unfold of an instance gone returns an empty slice)
 //	  UnfoldInstance
@@ -144,8 +162,9 @@
 //
 // The other sentinels are answers, not accidents: ErrQuizFinished,
 // ErrQuizExists, ErrQuizNotFound, ErrNotOnBoard, ErrQuizRunning,
-// ErrConflict and ErrQuizChanged describe the quiz; the ErrInvalid ones the
-// input; ErrForbidden, ErrNeedsHashTag, ErrNeedsClusterClient, ErrNoClient
+// ErrConflict and ErrQuizChanged describe the quiz (ErrConflict a course
+// or a class too), ErrNameTaken and ErrNotEnrolled a class; the ErrInvalid
+// ones the input; ErrForbidden, ErrNeedsHashTag, ErrNeedsClusterClient, ErrNoClient
 // and ErrNoArchive the setup (fix it; the same call fails again); ErrCorrupt
 // data an operator must look at (Audit, Repair). A call on a cluster client
 // follows the cluster through a failover: a redirect (MOVED, ASK, TRYAGAIN,

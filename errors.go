@@ -118,8 +118,10 @@ var (
 	// ErrInvalidCourseID: the same rule as ErrInvalidQuizID, for a course ID.
 	// Returned before any I/O.
 	ErrInvalidCourseID = errors.New("kuis: invalid course ID")
-	// ErrConflict: a course refused a call that disagrees with what it holds;
-	// the error is a *ConflictError saying why, and nothing was written.
+	// ErrConflict: a course refused a call that disagrees with what it holds
+	// (the error is a *ConflictError saying why), or Class.Enroll a student
+	// whose ID is enrolled under another name (an *EnrollError); nothing was
+	// written.
 	ErrConflict = errors.New("kuis: conflicts with what the course holds")
 	// ErrInvalidTeam: Board.Teams or Course.Teams was given no teams, more than
 	// 1,000 teams or 10,000 members, a team without a name or members, a team
@@ -289,6 +291,7 @@ var scriptCodes = map[string]error{
 	"KUIS_BUSY":      ErrBusy,
 	"KUIS_CHANGED":   ErrQuizChanged,
 	"KUIS_CONFLICT":  ErrConflict,
+	"KUIS_NAMETAKEN": ErrNameTaken,
 	// A server reply that means the same as ours.
 	"NOPERM": ErrForbidden,
 }

@@ -406,11 +406,11 @@ func FuzzRecapCSV(f *testing.F) {
 func FuzzReplyError(f *testing.F) {
 	codes := []string{"KUIS_NOTFOUND", "KUIS_FINISHED", "KUIS_RUNNING", "KUIS_EXISTS", "KUIS_QUESTION",
 		"KUIS_CORRUPT", "KUIS_FORBIDDEN", "NOPERM", "WRONGTYPE", "ERR", "OOM", "NOSCRIPT", "KUIS_CONFLICT",
-		"KUIS_CHANGED", "KUIS_BUSY", "LOADING", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "READONLY", "TRYAGAIN", "MOVED", "CROSSSLOT"}
+		"KUIS_CHANGED", "KUIS_BUSY", "KUIS_NAMETAKEN", "LOADING", "BUSY", "MASTERDOWN", "CLUSTERDOWN", "READONLY", "TRYAGAIN", "MOVED", "CROSSSLOT"}
 	mapping := map[string]error{"KUIS_NOTFOUND": ErrQuizNotFound, "KUIS_FINISHED": ErrQuizFinished,
 		"KUIS_RUNNING": ErrQuizRunning, "KUIS_EXISTS": ErrQuizExists, "KUIS_QUESTION": ErrInvalidQuestion,
 		"KUIS_CORRUPT": ErrCorrupt, "KUIS_FORBIDDEN": ErrForbidden, "NOPERM": ErrForbidden, "WRONGTYPE": ErrCorrupt,
-		"KUIS_CONFLICT": ErrConflict, "KUIS_CHANGED": ErrQuizChanged, "KUIS_BUSY": ErrBusy,
+		"KUIS_CONFLICT": ErrConflict, "KUIS_CHANGED": ErrQuizChanged, "KUIS_BUSY": ErrBusy, "KUIS_NAMETAKEN": ErrNameTaken,
 		"LOADING": ErrUnavailable, "BUSY": ErrUnavailable, "MASTERDOWN": ErrUnavailable, "CLUSTERDOWN": ErrUnavailable,
 		"READONLY": ErrUnavailable, "TRYAGAIN": ErrUnavailable, "MOVED": ErrNeedsClusterClient, "ASK": ErrNeedsClusterClient,
 		"CROSSSLOT": ErrNeedsClusterClient}

@@ -145,6 +145,48 @@ func (k CourseKeys) Ledger(quizID, instance string) string {
 	return k.ledgers + wire.IndexField(quizID, instance)
 }
 
+// ClassKeys are the key names of one class's roster, beside the quizzes and
+// courses and never inside them, all in the class's hash slot with
+// WithHashTag. The zero value holds no keys.
+type ClassKeys struct {
+	classID    string
+	roster     string
+	names      string
+	lookalikes string
+}
+
+// classKeyNames is the one place class key names are spelled. Callers pass
+// a validated class ID (the quiz ID rule), or a placeholder (ContractTable,
+// ACLRules).
+func classKeyNames(n naming, classID string) ClassKeys {
+	return ClassKeys{
+		classID:    classID,
+		roster:     n.key("kelas", classID),
+		names:      n.key("kelas-nama", classID),
+		lookalikes: n.key("kelas-mirip", classID),
+	}
+}
+
+// ClassID is the class identity the keys were built from, without braces.
+func (k ClassKeys) ClassID() string { return k.classID }
+
+// Roster is the hash of the class's students: student ID = name:
+// "kuis:kelas:8a".
+func (k ClassKeys) Roster() string { return k.roster }
+
+// Names is the hash that finds a student by name: name = student ID, one
+// field per field of Roster: "kuis:kelas-nama:8a".
+func (k ClassKeys) Names() string { return k.names }
+
+// Lookalikes is the hash that keeps names a class would confuse apart: the
+// name's confusable key (see Class.Enroll) = student ID, one field per field
+// of Roster: "kuis:kelas-mirip:8a".
+func (k ClassKeys) Lookalikes() string { return k.lookalikes }
+
+// all lists the class's keys in the order the roster scripts take them:
+// roster, names, look-alikes.
+func (k ClassKeys) all() []string { return []string{k.roster, k.names, k.lookalikes} }
+
 // quizIDFromMeta returns the quiz ID of a meta key in the form n spells,
 // or false for a key of another namespace or form.
 func quizIDFromMeta(key string, n naming) (string, bool) {

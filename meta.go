@@ -29,6 +29,9 @@ type Info struct {
 	// Course is the course the quiz folds into (kursus), named at Create
 	// with InCourse; "" when it names none.
 	Course string `json:"course,omitempty"`
+	// Class is the class whose roster grades the quiz (kelas), named at
+	// Create with ForClass; "" when it names none.
+	Class string `json:"class,omitempty"`
 }
 
 // Meta is the teacher's handle on one quiz, from [Store.Meta]: it creates,
@@ -50,12 +53,13 @@ func (s *Store) Meta(quizID string) (*Meta, error) {
 }
 
 // Create writes a new quiz's meta, judul, jumlah_soal and status=berjalan,
-// and what opts add (kursus, with InCourse), in one atomic step, O(1),
-// unless any key of the quiz already exists, of any type: nothing is ever
-// overwritten, and a new quiz never inherits an old board. No TTL is set.
-// Errors: ErrInvalidMeta (a title that is not 1 to 200 bytes of UTF-8
-// without control characters, or questions outside 1 to 1000) and
-// ErrInvalidCourseID (InCourse given an invalid course ID) before any I/O,
+// and what opts add (kursus with InCourse, kelas with ForClass), in one
+// atomic step, O(1), unless any key of the quiz already exists, of any
+// type: nothing is ever overwritten, and a new quiz never inherits an old
+// board. No TTL is set. Errors: ErrInvalidMeta (a title that is not 1 to
+// 200 bytes of UTF-8 without control characters, or questions outside 1 to
+// 1000), ErrInvalidCourseID (InCourse given an invalid course ID) and
+// ErrInvalidClassID (ForClass given an invalid class ID) before any I/O,
 // ErrQuizExists, ErrForbidden; nothing is written then. With WithReplicas,
 // ErrNotReplicated: the quiz was created on the primary. A Create sent again
 // after ErrUnavailable or a deadline answers ErrQuizExists when the first
@@ -73,6 +77,9 @@ func (m *Meta) Create(ctx context.Context, title string, questions int, opts ...
 	args := []string{title, strconv.Itoa(questions), startSequence()}
 	if o.inCourse {
 		args = append(args, wire.FieldCourse, o.course)
+	}
+	if o.inClass {
+		args = append(args, wire.FieldClass, o.class)
 	}
 	err := m.q.s.run(ctx, script.Create, m.q.keys.quizKeys(), args).Error()
 	return m.q.fail(err, "", m.q.keys.meta)
@@ -179,6 +186,7 @@ func (q quiz) decodeMeta(fields map[string]string, err error, need metaNeeds) (I
 		info.Status = Status(s)
 	}
 	info.Course = fields[wire.FieldCourse]
+	info.Class = fields[wire.FieldClass]
 	for i, n := range []metaNeeds{needTitle, needQuestions, needStatus} {
 		if need&n != 0 && problems[i] != nil {
 			return Info{}, problems[i]
@@ -197,7 +205,12 @@ func (q quiz) checkMeta(title string, questions int, o createOptions) error {
 		return fmt.Errorf("%w: %s: %d questions (want 1 to %d)", ErrInvalidMeta, q.about(""), questions, wire.MaxQuestions)
 	}
 	if o.inCourse {
-		return checkID(ErrInvalidCourseID, q.about("")+": InCourse", o.course)
+		if err := checkID(ErrInvalidCourseID, q.about("")+": InCourse", o.course); err != nil {
+			return err
+		}
+	}
+	if o.inClass {
+		return checkID(ErrInvalidClassID, q.about("")+": ForClass", o.class)
 	}
 	return nil
 }

@@ -199,7 +199,7 @@ func resolve(opts []Option) (options, error) {
 }
 
 // CreateOption sets what [Meta.Create] writes beside the title and the
-// question count. Get one from [InCourse].
+// question count. Get one from [InCourse] or [ForClass].
 type CreateOption interface{ apply(*createOptions) }
 
 // createOptions are what Create writes besides judul, jumlah_soal and
@@ -207,6 +207,8 @@ type CreateOption interface{ apply(*createOptions) }
 type createOptions struct {
 	inCourse bool   // InCourse was given: course is checked and written
 	course   string // the course the quiz folds into
+	inClass  bool   // ForClass was given: class is checked and written
+	class    string // the class whose roster grades the quiz
 }
 
 type createOption func(*createOptions)
@@ -224,4 +226,17 @@ func (f createOption) apply(o *createOptions) { f(o) }
 // course.
 func InCourse(courseID string) CreateOption {
 	return createOption(func(o *createOptions) { o.inCourse, o.course = true, courseID })
+}
+
+// ForClass names the class whose roster grades the quiz: Create stores
+// classID in the meta field kelas with the rest of the meta, in the same
+// atomic step, and [Info.Class] reads it back. It is written at Create
+// only and never changes. It only names the class: nothing on the answer
+// path reads the roster (a participant need not be enrolled), and grades
+// join the quiz's board with the roster ([Class.Students]). classID follows
+// the quiz ID rule, as [Store.Class] takes it: Create returns
+// ErrInvalidClassID otherwise, "" included, before any I/O. Given more than
+// once, the last one counts. Without ForClass the quiz names no class.
+func ForClass(classID string) CreateOption {
+	return createOption(func(o *createOptions) { o.inClass, o.class = true, classID })
 }

@@ -27,12 +27,12 @@ func printedUser(commands, keys string, selectors ...string) serverUser {
 
 // Users as Redis 7.0.15 printed them (ACL GETUSER's commands and keys).
 var (
-	appKeys  = "~kuis:papan:* ~kuis:jawaban:* ~kuis:catatan:* ~kuis:urutan:* %R~kuis:meta:* %R~kuis:kursus:* %R~kuis:kursus-kuis:* %R~kuis:kursus-rincian:*:*"
-	appUser  = printedUser("-@all +@transaction +zcard +zcount +hlen +eval +zrange +eval_ro +evalsha_ro +xrevrange +zscan +wait +client|setname +zmscore +xadd +evalsha +sismember +xread +zrevrank +zscore +hmget +smismember +cluster|slots +cluster|info +cluster|shards +smembers +sadd +sscan +hgetall +ping +xrange +time +xlen +hscan +hello +exists +scard +zadd -discard", appKeys, "-@all +eval +evalsha ~kuis:*")
-	appCache = printedUser("-@all +@transaction +zcard +zcount +hlen +eval +zrange +eval_ro +evalsha_ro +xrevrange +zscan +wait +client|tracking +client|setname +client|caching +zmscore +xadd +evalsha +sismember +xread +zrevrank +zscore +hmget +smismember +cluster|slots +cluster|info +cluster|shards +smembers +pttl +sadd +sscan +hgetall +ping +xrange +time +xlen +hscan +hello +exists +scard +zadd -discard", appKeys, "-@all +eval +evalsha ~kuis:*")
-	appRepl  = printedUser("-@all +@transaction +zcard +zcount +hlen +eval +zrange +eval_ro +evalsha_ro +xrevrange +xinfo|stream +zscan +wait +client|setname +zmscore +xadd +evalsha +sismember +xread +zrevrank +zscore +hmget +smismember +cluster|slots +cluster|info +cluster|shards +smembers +sadd +sscan +hgetall +ping +xrange +time +xsetid +xlen +hscan +hello +exists +scard +zadd +role -discard", appKeys, "-@all +eval +evalsha ~kuis:*")
+	appKeys  = "~kuis:papan:* ~kuis:jawaban:* ~kuis:catatan:* ~kuis:urutan:* %R~kuis:meta:* %R~kuis:kursus:* %R~kuis:kursus-kuis:* %R~kuis:kursus-rincian:*:* %R~kuis:kelas:* %R~kuis:kelas-nama:* %R~kuis:kelas-mirip:*"
+	appUser  = printedUser("-@all +@transaction +zcard +zcount +hlen +eval +zrange +eval_ro +evalsha_ro +xrevrange +zscan +wait +client|setname +zmscore +xadd +evalsha +sismember +xread +zrevrank +zscore +hmget +hget +smismember +cluster|slots +cluster|info +cluster|shards +smembers +sadd +sscan +hgetall +ping +xrange +time +xlen +hscan +hello +exists +scard +zadd -discard", appKeys, "-@all +eval +evalsha ~kuis:*")
+	appCache = printedUser("-@all +@transaction +zcard +zcount +hlen +eval +zrange +eval_ro +evalsha_ro +xrevrange +zscan +wait +client|tracking +client|setname +client|caching +zmscore +xadd +evalsha +sismember +xread +zrevrank +zscore +hmget +hget +smismember +cluster|slots +cluster|info +cluster|shards +smembers +pttl +sadd +sscan +hgetall +ping +xrange +time +xlen +hscan +hello +exists +scard +zadd -discard", appKeys, "-@all +eval +evalsha ~kuis:*")
+	appRepl  = printedUser("-@all +@transaction +zcard +zcount +hlen +eval +zrange +eval_ro +evalsha_ro +xrevrange +xinfo|stream +zscan +wait +client|setname +zmscore +xadd +evalsha +sismember +xread +zrevrank +zscore +hmget +hget +smismember +cluster|slots +cluster|info +cluster|shards +smembers +sadd +sscan +hgetall +ping +xrange +time +xsetid +xlen +hscan +hello +exists +scard +zadd +role -discard", appKeys, "-@all +eval +evalsha ~kuis:*")
 	operator = printedUser("-@all +@transaction +@hash +scan +zcard +zcount +eval +zrange -hrandfield +eval_ro +evalsha_ro +xrevrange +zscan +wait +client|setname +zmscore -hmset +evalsha +sismember +xread +zrevrank +zscore +smismember +cluster|slots +cluster|info +cluster|shards +cluster|nodes +smembers +rename +pttl +sscan +type -hincrbyfloat +unlink -hincrby -hstrlen +ping +xrange +time +xlen -hsetnx +hello -hvals +zrem +exists +scard +zadd -discard",
-		"~kuis:papan:* ~kuis:urutan:* ~kuis:papan-baru:* ~kuis:urutan-baru:* ~kuis:kursus:* ~kuis:kursus-kuis:* ~kuis:kursus-rincian:*:* %R~kuis:meta:* %R~kuis:jawaban:* %R~kuis:catatan:*",
+		"~kuis:papan:* ~kuis:urutan:* ~kuis:papan-baru:* ~kuis:urutan-baru:* ~kuis:kursus:* ~kuis:kursus-kuis:* ~kuis:kursus-rincian:*:* %R~kuis:meta:* %R~kuis:jawaban:* %R~kuis:catatan:* %R~kuis:kelas:* %R~kuis:kelas-nama:* %R~kuis:kelas-mirip:*",
 		"-@all +eval +evalsha ~kuis:*", "-@all +unlink %W~kuis:*")
 )
 
@@ -92,9 +92,11 @@ func TestACLCheckWords(t *testing.T) {
 		{"the operator's rules for the app", app, operator, "has the rules of role operator, not app (kuis acl apply app makes them)"},
 		{"the app's rules for the operator", op, appCache, "has the rules of role app -client-cache, not operator (kuis acl apply operator makes them)"},
 		{"the app's rules in another namespace", aclWant{role: kuis.RoleApp, namespace: "sekolah"}, appUser,
-			"differs from the rules of role app: lacks %R~sekolah:kursus-kuis:* %R~sekolah:kursus-rincian:*:* %R~sekolah:kursus:* %R~sekolah:meta:* " +
+			"differs from the rules of role app: lacks %R~sekolah:kelas-mirip:* %R~sekolah:kelas-nama:* %R~sekolah:kelas:* " +
+				"%R~sekolah:kursus-kuis:* %R~sekolah:kursus-rincian:*:* %R~sekolah:kursus:* %R~sekolah:meta:* " +
 				"~sekolah:catatan:* ~sekolah:jawaban:* ~sekolah:papan:* ~sekolah:urutan:* (~sekolah:* +evalsha +eval); " +
-				"also allows %R~kuis:kursus-kuis:* %R~kuis:kursus-rincian:*:* %R~kuis:kursus:* %R~kuis:meta:* " +
+				"also allows %R~kuis:kelas-mirip:* %R~kuis:kelas-nama:* %R~kuis:kelas:* " +
+				"%R~kuis:kursus-kuis:* %R~kuis:kursus-rincian:*:* %R~kuis:kursus:* %R~kuis:meta:* " +
 				"~kuis:catatan:* ~kuis:jawaban:* ~kuis:papan:* ~kuis:urutan:* (-@all +eval +evalsha ~kuis:*)"},
 		{"the app without ZADD and with DEL and all channels", app, with(appUser, func(u *serverUser) { u.root = append(u.root, "-zadd", "+del", "&*") }),
 			"differs from the rules of role app: lacks +zadd; also allows +del &*"},

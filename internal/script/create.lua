@@ -3,7 +3,7 @@
 -- ARGV[1] judul (title), ARGV[2] jumlah_soal (question count, validated in
 -- Go), ARGV[3] the start entry's sequence: random, of 2^63 or more; then
 -- any more meta fields, as field-value pairs named and checked in Go
--- (kursus, the course the quiz names)
+-- (kursus, the course the quiz names; kelas, the class)
 -- Reply: 1. Refusals: KUIS_FORBIDDEN, KUIS_EXISTS when any key of the quiz
 -- exists (a new quiz never inherits an old board), and nothing is written.
 -- The log starts with the start entry (the single field status = berjalan).

@@ -4,7 +4,7 @@
 -- Refusals are error replies whose first word is a code the Go side maps to
 -- a sentinel error (errors.go's scriptCodes): KUIS_NOTFOUND, KUIS_FINISHED,
 -- KUIS_RUNNING, KUIS_EXISTS, KUIS_QUESTION, KUIS_CORRUPT, KUIS_FORBIDDEN,
--- KUIS_BUSY, KUIS_CHANGED, KUIS_CONFLICT.
+-- KUIS_BUSY, KUIS_CHANGED, KUIS_CONFLICT, KUIS_NAMETAKEN.
 --
 -- Every function a script defines is built anew on every call: the record
 -- script, the hot path, uses the small functions below and never builds

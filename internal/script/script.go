@@ -67,6 +67,10 @@ var (
 	Course = newScript("course.lua", false)
 	// CourseCheck reads whether the ACL user may make a course operation's writes.
 	CourseCheck = newScript("course_check.lua", true)
+	// Enroll adds students to a class's roster, all or none.
+	Enroll = newScript("enroll.lua", false)
+	// Withdraw takes students out of a class's roster.
+	Withdraw = newScript("withdraw.lua", false)
 )
 
 // MaxAnswers bounds the answers of one RecordAnswer run, so that no run
