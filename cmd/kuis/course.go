@@ -15,7 +15,7 @@ import (
 // ledger of what each quiz gave whom (kuis.Course).
 var cmdCourse = &command{
 	usageLine: "course <command> [arguments]",
-	commands:  []*command{cmdCourseFold, cmdCourseUnfold, cmdCourseShow, cmdCourseRecap, cmdCourseAudit, cmdCourseRepair, cmdCoursePurge},
+	commands:  []*command{cmdCourseFold, cmdCourseUnfold, cmdCourseShow, cmdCourseRecap, cmdCourseGrades, cmdCourseAudit, cmdCourseRepair, cmdCoursePurge},
 }
 
 // courseArgs checks a course command's arguments before connecting: the

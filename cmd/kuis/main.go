@@ -130,7 +130,7 @@ server could not be reached; 2 for a usage error. kuis <command> -h tells more.`
 			return c.resolve(fs)
 		}
 	},
-	commands: []*command{cmdQuizzes, cmdShow, cmdWatch, cmdRecap, cmdAudit, cmdRepair, cmdPurge, cmdCourse, cmdTeams, cmdACL},
+	commands: []*command{cmdQuizzes, cmdShow, cmdWatch, cmdRecap, cmdAudit, cmdRepair, cmdPurge, cmdGrades, cmdCourse, cmdClass, cmdTeams, cmdACL},
 }
 
 // noPasswordFlag refuses a password given as a flag's value, anywhere in
