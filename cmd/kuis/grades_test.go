@@ -255,3 +255,72 @@ func TestCourseGrades(t *testing.T) {
 		t.Errorf("course grades -o wrote %q (%v), want %q", b, err, got)
 	}
 }
+
+// TestPurgeGrades archives grades.csv beside a quiz's other files when the
+// quiz names a class, the library's grades with the class's roster (all
+// not_enrolled for a class with nobody enrolled), with purge's delimiter,
+// and none for a quiz that names no class.
+func TestPurgeGrades(t *testing.T) {
+	tg := newTarget(t)
+	roster := tg.gradedQuiz("kuis-01", "8a")
+	tg.quiz("kuis-02", "Kuis", 1, [][]string{{"Ali"}}, true, kuis.ForClass("empty-class"))
+	tg.gradedQuiz("kuis-03", "")
+	recaps := map[string]kuis.Recap{}
+	for _, id := range []string{"kuis-01", "kuis-02", "kuis-03"} {
+		recaps[id] = tg.recapOf(id)
+	}
+	dir := t.TempDir()
+	tg.must("purge", "-archive", dir, "-delimiter", ";", "kuis-01", "kuis-02", "kuis-03")
+	tests := []struct {
+		id     string
+		roster []kuis.Student
+		graded bool
+	}{
+		{"kuis-01", roster, true},
+		{"kuis-02", nil, true},
+		{"kuis-03", nil, false},
+	}
+	for _, tt := range tests {
+		r := recaps[tt.id]
+		qdir := instanceDir(dir, r)
+		entries, err := os.ReadDir(qdir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var files []string
+		for _, e := range entries {
+			files = append(files, e.Name())
+		}
+		want := []string{"answers.csv", "gradebook.csv", "recap.json", "standings.csv"}
+		if tt.graded {
+			want = []string{"answers.csv", "gradebook.csv", "grades.csv", "recap.json", "standings.csv"}
+		}
+		if diff := cmp.Diff(want, files); diff != "" {
+			t.Errorf("%s: archive holds (-want +got):\n%s", tt.id, diff)
+		}
+		if !tt.graded {
+			continue
+		}
+		var b bytes.Buffer
+		if err := r.WriteGradesCSV(&b, tt.roster, kuis.WithDelimiter(';')); err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(filepath.Join(qdir, "grades.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(b.String(), string(got)); diff != "" {
+			t.Errorf("%s: grades.csv (-want +got):\n%s", tt.id, diff)
+		}
+		if st, err := os.Stat(filepath.Join(qdir, "grades.csv")); err != nil || st.Mode().Perm() != 0o600 {
+			t.Errorf("%s: grades.csv: %v, %v", tt.id, st, err)
+		}
+	}
+	empty, err := os.ReadFile(filepath.Join(instanceDir(dir, recaps["kuis-02"]), "grades.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"student_id;name;attendance;score;possible;q1", ";Ali;not_enrolled;10;10;1"}, lines(string(empty))); diff != "" {
+		t.Errorf("kuis-02's grades.csv, nobody enrolled (-want +got):\n%s", diff)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -24,10 +25,13 @@ the quiz's keys. The archive is four files: recap.json (the whole Recap as
 JSON), standings.csv, gradebook.csv and answers.csv (the library's CSV
 writers, default form: they read back byte for byte; -delimiter separates
 their fields with another character than the comma, as kuis recap -h says),
-readable by their owner only. Each file is written to a temporary file of
+readable by their owner only; and a fifth, grades.csv, when the quiz names a
+class (kuis.ForClass): its grades joined with the class's roster as the
+purge reads it (Recap.WriteGradesCSV, as kuis grades prints them), written
+even when nobody is enrolled (every participant not_enrolled). Each file is written to a temporary file of
 that directory, flushed to disk and renamed, then the directory is flushed:
 a file under its final name is always complete, and no quiz's keys are
-deleted before its four files are safely on disk.
+deleted before its files are safely on disk.
 
 A quiz created in a course (kuis.InCourse: its meta names it) is also folded
 into that course (Course.Fold), once its files are on disk and before its
@@ -102,6 +106,9 @@ func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course, op
 		if err != nil {
 			return err
 		}
+		if err := c.archiveGrades(ctx, &a, r, opts); err != nil {
+			return err
+		}
 		if qdir, err = a.write(dir); err != nil {
 			return err
 		}
@@ -134,6 +141,30 @@ func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course, op
 		return err
 	}
 	fmt.Fprintf(c.stdout, "%s: archived in %s%s, %d keys deleted\n", visible(id), visible(qdir), folded, n)
+	return nil
+}
+
+// archiveGrades adds grades.csv to a, the quiz's archive, when its quiz
+// names a class (Info.Class): Recap.WriteGradesCSV with that class's roster,
+// read within ctx, its fields separated as opts say. A class with nobody
+// enrolled still gives the file: every participant not_enrolled.
+func (c *cli) archiveGrades(ctx context.Context, a *archive, r kuis.Recap, opts []kuis.CSVOption) error {
+	if r.Info.Class == "" {
+		return nil
+	}
+	class, err := c.store.Class(r.Info.Class)
+	if err != nil {
+		return err
+	}
+	roster, err := class.Students(ctx)
+	if err != nil {
+		return fmt.Errorf("class %s: %w", r.Info.Class, err)
+	}
+	var b bytes.Buffer
+	if err := r.WriteGradesCSV(&b, roster, opts...); err != nil {
+		return fmt.Errorf("grades.csv: %w", err)
+	}
+	a.files = append(a.files, archiveFile{"grades.csv", b.Bytes()})
 	return nil
 }
 
