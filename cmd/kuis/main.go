@@ -2,8 +2,11 @@
 // code: it lists, shows and watches quizzes, recaps them to CSV or JSON,
 // audits and repairs them, archives finished quizzes to files and purges
 // them, folds them into course boards (which it shows, recaps, audits,
-// repairs and purges in turn), ranks teams by their members' points, and
-// makes the Redis ACL users of the library's roles on every node.
+// repairs and purges in turn), keeps class rosters (enrolls, shows and
+// withdraws students), joins a quiz's or a course's grades with a roster
+// (a gradebook CSV, LTI AGS scores, OneRoster files), ranks teams by their
+// members' points, and makes the Redis ACL users of the library's roles on
+// every node.
 //
 // Install it with
 //
@@ -14,8 +17,9 @@
 //	kuis [flags] <command> [arguments]
 //
 // kuis -h lists the flags and the commands, kuis <command> -h tells a
-// command's details, and kuis <group> -h lists a group's commands (course
-// and acl nest theirs: kuis course fold, kuis acl apply). It talks to Redis as the library recommends: through
+// command's details, and kuis <group> -h lists a group's commands (course,
+// class and acl nest theirs: kuis course fold, kuis class enroll, kuis acl
+// apply). It talks to Redis as the library recommends: through
 // rueidis, a single client on a standalone server (-addr, default
 // $REDIS_ADDR, else 127.0.0.1:6379), a cluster client with hash-tagged keys
 // on Redis Cluster (-cluster, default $REDIS_CLUSTER_ADDRS), and no
@@ -102,15 +106,15 @@ func (c *cli) run(ctx context.Context, args []string) error {
 
 // root is kuis itself: the group at the top, holding every command, whose
 // flags (the globals) stand before the command. Each group of commands
-// lives in a file of its own (course.go, acl.go); the others in the file
+// lives in a file of its own (course.go, class.go, acl.go); the others in the file
 // of their job (quizzes.go holds quizzes and show, audit.go audit and
 // repair).
 var root = &command{
 	usageLine: "kuis [flags] <command> [arguments]",
 	short: `kuis operates the quizzes of a kuis deployment on Redis: it lists, shows and
 watches them, recaps, audits and repairs them, archives and purges finished ones,
-folds them into course boards, ranks teams, and makes the ACL users of the
-library's roles on every node.`,
+folds them into course boards, keeps class rosters and joins grades with them,
+ranks teams, and makes the ACL users of the library's roles on every node.`,
 	long: `The result goes to stdout; errors, one line each, and the progress of long work
 go to stderr. Exit status: 0 when all went well; 1 when a check found something,
 or a quiz failed (each failure has its line, the rest is still done), or the
