@@ -11,9 +11,14 @@
 //
 //	/               the projector page: progress, the address students open, the top 10
 //	                with movement; once finished, a podium and the whole board
-//	/me?name=Ali    a student's own page: rank of how many, the questions answered right
+//	/me?name=Ali    a student's own page: rank of how many, the questions answered right;
+//	                opening it joins the quiz (Board.Join: on the board with 0 points)
 //	/events         the raw feed (Board.Events); a Last-Event-ID header resumes it
 //	/debug/vars     the Store's counters (Store.Stats) as expvar JSON, under "kuis"
+//
+// With -for-class CLASS the quiz is created for a class (kuis.ForClass): the
+// projector page then lists the class's enrolled students (Class.Students)
+// who are not on the board yet. Enroll them with kuis class enroll.
 //
 // To let a class join, serve on the network (-addr :8080) and open the
 // projector page by the machine's address: the address it shows students is
@@ -59,7 +64,7 @@ var students = []string{
 }
 
 type config struct {
-	addr, redis, quiz, title string
+	addr, redis, quiz, title, forClass string
 	questions, class         int
 	duration, every          time.Duration
 }
@@ -70,6 +75,7 @@ func main() {
 	flag.StringVar(&c.redis, "redis", "", "Redis host:port (standalone or a cluster node); empty: an in-process miniredis")
 	flag.StringVar(&c.quiz, "quiz", "kuis-live", "quiz ID to create")
 	flag.StringVar(&c.title, "title", "Kuis Matematika Kelas 8", "quiz title")
+	flag.StringVar(&c.forClass, "for-class", "", "create the quiz for this class (ForClass): the projector lists its students not on the board")
 	flag.IntVar(&c.questions, "questions", 20, "number of questions")
 	flag.IntVar(&c.class, "class", len(students), "students to simulate (0 to 30); 0: none, answers come from elsewhere")
 	flag.DurationVar(&c.duration, "duration", time.Minute, "how long the simulated class answers")
@@ -107,8 +113,22 @@ func run(ctx context.Context, c config) error {
 	if err != nil {
 		return err
 	}
-	if err := meta.Create(ctx, c.title, c.questions); err != nil {
+	var opts []kuis.CreateOption
+	if c.forClass != "" {
+		opts = append(opts, kuis.ForClass(c.forClass))
+	}
+	if err := meta.Create(ctx, c.title, c.questions, opts...); err != nil {
 		return fmt.Errorf("%w (pick another -quiz, or purge the old one)", err)
+	}
+	srv := &server{board: board, every: c.every}
+	info, err := meta.Get(ctx)
+	if err != nil {
+		return err
+	}
+	if info.Class != "" { // the quiz names its class: the projector lists who is absent
+		if srv.class, err = store.Class(info.Class); err != nil {
+			return err
+		}
 	}
 	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
@@ -126,7 +146,7 @@ func run(ctx context.Context, c config) error {
 			}
 		}()
 	}
-	err = serve(ctx, ln, &server{board: board, every: c.every})
+	err = serve(ctx, ln, srv)
 	wg.Wait()
 	return err
 }

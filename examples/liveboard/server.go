@@ -21,6 +21,7 @@ import (
 type server struct {
 	board *kuis.Board
 	every time.Duration // Board.Live's interval
+	class *kuis.Class   // the class the quiz names (Info.Class), whose absentees the projector lists; nil: none
 }
 
 // stats is the Store whose counters /debug/vars publishes, as "kuis".
@@ -46,6 +47,7 @@ func (s *server) routes() http.Handler {
 	})
 	mux.HandleFunc("GET /board/stream", s.boardStream)
 	mux.HandleFunc("GET /me/stream", s.meStream)
+	mux.HandleFunc("POST /join", s.join)
 	mux.HandleFunc("GET /events", s.events)
 	mux.Handle("GET /debug/vars", expvar.Handler()) // Store.Stats for an operator's dashboard
 	return mux
@@ -57,6 +59,10 @@ type boardView struct {
 	Finished     bool            `json:"finished"`
 	Join         string          `json:"join"` // the address a student opens, their name appended
 	Rows         []kuis.Standing `json:"rows"` // the top 10; the whole board once finished
+	// Absent are the names of the class's enrolled students not on the
+	// board, in the roster's order; nil (left out) when the quiz names no
+	// class.
+	Absent []string `json:"absent,omitempty"`
 }
 
 // boardStream sends the progress and the top 10 whenever the quiz changes,
@@ -71,13 +77,61 @@ func (s *server) boardStream(w http.ResponseWriter, r *http.Request) {
 			return event{}, err
 		}
 		v := boardView{Summary: sum, Finished: sum.Status == kuis.StatusFinished, Join: join, Rows: top}
+		var whole []kuis.Standing
+		if v.Finished || s.class != nil {
+			if whole, err = s.board.Standings(ctx); err != nil {
+				return event{}, err
+			}
+		}
 		if v.Finished { // no answer can change it any more: the podium and everyone below
-			if v.Rows, err = s.board.Standings(ctx); err != nil {
+			v.Rows = whole
+		}
+		if s.class != nil {
+			if v.Absent, err = s.absent(ctx, whole); err != nil {
 				return event{}, err
 			}
 		}
 		return event{name: "board", data: v}, nil
 	})
+}
+
+// absent are the names of the class's students whom board, the whole
+// board, lacks, in the roster's order: never nil.
+func (s *server) absent(ctx context.Context, board []kuis.Standing) ([]string, error) {
+	roster, err := s.class.Students(ctx)
+	if err != nil {
+		return nil, err
+	}
+	here := make(map[string]bool, len(board))
+	for _, st := range board {
+		here[st.Participant] = true
+	}
+	out := []string{}
+	for _, st := range roster {
+		if !here[st.Name] {
+			out = append(out, st.Name)
+		}
+	}
+	return out, nil
+}
+
+// join puts the student ?name= on the board with 0 points (Board.Join), as
+// their page opens, so that the projector shows who is in before the first
+// question, and answers their standing as JSON. A name CleanParticipant
+// refuses is 400; a finished quiz that does not have them is 409.
+func (s *server) join(w http.ResponseWriter, r *http.Request) {
+	name, err := kuis.CleanParticipant(r.URL.Query().Get("name"))
+	if err != nil {
+		httpError(w, err)
+		return
+	}
+	st, err := s.board.Join(r.Context(), name)
+	if err != nil {
+		httpError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(st)
 }
 
 // meView is one refresh of a student's page.
@@ -210,6 +264,8 @@ func httpError(w http.ResponseWriter, err error) {
 		code = http.StatusBadRequest
 	case errors.Is(err, kuis.ErrQuizNotFound):
 		code = http.StatusNotFound
+	case errors.Is(err, kuis.ErrQuizFinished):
+		code = http.StatusConflict
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		code = http.StatusServiceUnavailable
 	}

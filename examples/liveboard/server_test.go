@@ -355,3 +355,71 @@ func TestDebugVarsPublishesStats(t *testing.T) {
 		t.Errorf("/debug/vars kuis = %+v, want %+v with 5 answers counted", vars.Kuis, want)
 	}
 }
+
+// TestJoinAndAbsent: POST /join puts a student on the board with 0 points
+// (400 for a name that cannot be on it); the projector's stream lists the
+// class's enrolled students not on the board, and nothing when the quiz
+// names no class.
+func TestJoinAndAbsent(t *testing.T) {
+	srv, store, meta, board := testServer(t)
+	ctx := context.Background()
+	class, err := store.Class("8a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := class.Enroll(ctx, kuis.Student{ID: "s-1", Name: "Ali"}, kuis.Student{ID: "s-2", Name: "Eka"}, kuis.Student{ID: "s-3", Name: "Fajar"}); err != nil {
+		t.Fatal(err)
+	}
+	post := func(query string) *http.Response {
+		t.Helper()
+		resp, err := http.Post(srv.URL+"/join?name="+query, "", http.NoBody)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = resp.Body.Close() })
+		return resp
+	}
+	resp := post("Eka")
+	var st kuis.Standing
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("join Eka: %d, %v", resp.StatusCode, err)
+	}
+	if st.Participant != "Eka" || st.Score != 0 {
+		t.Errorf("join Eka answered %+v, want Eka with 0 points", st)
+	}
+	if got, err := board.Standing(ctx, "Eka"); err != nil || got.Score != 0 {
+		t.Errorf("Eka on the board: %+v, %v", got, err)
+	}
+	if resp := post("%E2%80%AEilA"); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("join of a hidden character: %d, want 400", resp.StatusCode)
+	}
+
+	first := func(s *server) boardView {
+		t.Helper()
+		h := httptest.NewServer(s.routes())
+		t.Cleanup(h.Close)
+		var v boardView
+		readSSE(t, get(t, h.URL+"/board/stream"), func(e sseEvent) bool {
+			if err := json.Unmarshal([]byte(e.data), &v); err != nil {
+				t.Fatalf("event %q: %v", e.data, err)
+			}
+			return true
+		})
+		return v
+	}
+	if v := first(&server{board: board, every: 50 * time.Millisecond, class: class}); !slices.Equal(v.Absent, []string{"Fajar"}) || v.Participants != 4 {
+		t.Errorf("absent %q of %d participants, want [Fajar] of 4 (Ali, Budi, Citra, Eka)", v.Absent, v.Participants)
+	}
+	if v := first(&server{board: board, every: 50 * time.Millisecond}); v.Absent != nil {
+		t.Errorf("absent %q for a quiz with no class, want none", v.Absent)
+	}
+	if err := meta.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if resp := post("Fajar"); resp.StatusCode != http.StatusConflict {
+		t.Errorf("join of a finished quiz: %d, want 409", resp.StatusCode)
+	}
+	if v := first(&server{board: board, every: 50 * time.Millisecond, class: class}); !slices.Equal(v.Absent, []string{"Fajar"}) || len(v.Rows) != 4 {
+		t.Errorf("finished: absent %q, rows %v, want [Fajar] and the whole board of 4", v.Absent, v.Rows)
+	}
+}

@@ -92,23 +92,22 @@ function liveBoard() {
     $("podium").hidden = !v.finished;
     $("podium").replaceChildren(...(v.finished ? v.rows.slice(0, 3) : []).map((r) =>
       el("li", "", el("span", "rank", r.competition_rank), el("span", "name", r.participant), el("span", "score", r.score))));
+    // The class's students not on the board, when the quiz names a class.
+    $("absentees").hidden = !v.absent;
+    $("absent").replaceChildren(...(!v.absent ? [] : v.absent.length === 0
+      ? [el("li", "everyone", "everyone is here")] : v.absent.map((n) => el("li", "", n))));
     if (due !== Infinity) expire = setTimeout(() => draw(v), due - now);
   };
   follow("/board/stream", "board", draw, (status, text) => setStatus(text, "problem"));
 }
 
-// studentView follows /me/stream for the name in the page's address.
-function studentView() {
+// studentView joins the quiz as the name in the page's address (POST /join:
+// on the board with 0 points, so the projector shows them before the first
+// question), then follows /me/stream for it.
+async function studentView() {
   const name = new URLSearchParams(location.search).get("name") || "";
-  follow("/me/stream?name=" + encodeURIComponent(name), "me", (v) => {
-    document.title = v.title;
-    $("title").textContent = v.title;
-    $("name").textContent = v.name;
-    setStatus(v.finished ? "finished" : "running", v.finished ? "finished" : "");
-    $("rank").textContent = v.rank ? `rank ${v.rank} of ${v.of}` : "not on the board yet";
-    $("score").textContent = `${v.score} points`;
-    $("answered").textContent = v.answered.length ? v.answered.join(", ") : "none yet";
-  }, (status, text) => {
+  const query = "?name=" + encodeURIComponent(name);
+  const refused = (status, text) => {
     setStatus("not joined", "problem");
     $("title").textContent = "Join the quiz";
     $("mine").hidden = true;
@@ -116,5 +115,22 @@ function studentView() {
     $("problem").textContent = status !== 400 ? text : name.trim() === ""
       ? `Add your name to this page's address: ${location.origin}/me?name=YourName`
       : "This name cannot be shown on the board: use 1 to 64 letters, digits or symbols, with nothing hidden.";
-  });
+  };
+  try {
+    const resp = await fetch("/join" + query, { method: "POST" });
+    // 409: the quiz finished without them; their page still shows it.
+    if (!resp.ok && resp.status !== 409) { refused(resp.status, await resp.text()); return; }
+  } catch (e) {
+    setStatus("reload the page", "problem");
+    return;
+  }
+  follow("/me/stream" + query, "me", (v) => {
+    document.title = v.title;
+    $("title").textContent = v.title;
+    $("name").textContent = v.name;
+    setStatus(v.finished ? "finished" : "running", v.finished ? "finished" : "");
+    $("rank").textContent = v.rank ? `rank ${v.rank} of ${v.of}` : "not on the board yet";
+    $("score").textContent = `${v.score} points`;
+    $("answered").textContent = v.answered.length ? v.answered.join(", ") : "none yet";
+  }, refused);
 }
