@@ -25,6 +25,10 @@ import (
 
 const quizID = "kuis-browser"
 
+// classID is the class the quiz is created for: the projector lists its
+// students who are not on the board.
+const classID = "8a"
+
 // browser returns the path of a Chromium or Chrome binary: $CHROME_PATH, or
 // the first of the usual names on $PATH, or "" when there is none.
 func browser() string {
@@ -65,7 +69,7 @@ func startServer(t *testing.T, redisAddr string) string {
 	}
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "-redis", redisAddr, "-addr", addr, "-quiz", quizID,
-		"-title", "Kuis Sains Kelas 8", "-questions", "5", "-class", "0", "-every", "200ms")
+		"-title", "Kuis Sains Kelas 8", "-questions", "5", "-class", "0", "-every", "200ms", "-for-class", classID)
 	var logs strings.Builder
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -246,6 +250,14 @@ func TestLiveBoardInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
+	class, err := store.Class(classID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := class.Enroll(ctx, kuis.Student{ID: "s-01", Name: "Ali"}, kuis.Student{ID: "s-02", Name: "Budi"},
+		kuis.Student{ID: "s-03", Name: "Nanda"}, kuis.Student{ID: "s-04", Name: "Putu"}); err != nil {
+		t.Fatal(err)
+	}
 	answer := func(name string, q int) {
 		t.Helper()
 		if _, err := board.RecordAnswer(ctx, name, q); err != nil {
@@ -283,7 +295,9 @@ func TestLiveBoardInBrowser(t *testing.T) {
 		"#join":                             base + "/me?name=",
 		`#board tbody tr:first-child .name`: "Ali", // by name, Citra would come first
 		`#board tr[data-participant="Dewi"] .rank`: "3",
+		"#absent": "NandaPutu", // enrolled in the quiz's class, not on the board
 	})
+	visible(t, page, "absentees")
 	if _, err := waitFor(page, moved, `{"Ali":"","Citra":"","Budi":"","Dewi":""}`); err != nil {
 		t.Fatal(err)
 	}
@@ -349,6 +363,13 @@ func TestLiveBoardInBrowser(t *testing.T) {
 		"#answered": "2",
 	})
 
+	// Nanda opens her page before answering anything: she joins with 0
+	// points, and the projector no longer lists her as absent.
+	nanda := open(t, browserCtx, base+"/me?name=Nanda")
+	waitTexts(t, nanda, map[string]string{"#name": "Nanda", "#score": "0 points", "#rank": "rank 13 of 13", "#answered": "none yet"})
+	waitTexts(t, page, map[string]string{"#participants": "13", "#absent": "Putu"})
+	screenshot(t, page, shots, "absent.png")
+
 	// The end: the podium of the top three, and the whole board below it.
 	if err := meta.Finish(ctx); err != nil {
 		t.Fatal(err)
@@ -360,7 +381,7 @@ func TestLiveBoardInBrowser(t *testing.T) {
 		"#podium li:nth-child(3) .name": "Dewi",
 	})
 	visible(t, page, "podium")
-	if _, err := waitFor(page, `String(document.querySelectorAll("#board tbody tr").length)`, "12"); err != nil {
+	if _, err := waitFor(page, `String(document.querySelectorAll("#board tbody tr").length)`, "13"); err != nil {
 		t.Fatal(err)
 	}
 	screenshot(t, page, shots, "podium.png")
