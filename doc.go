@@ -20,8 +20,8 @@
 //	kuis:papan:kuis-01    sorted set  member = participant, score = points (10 per correct answer)
 //	kuis:meta:kuis-01     hash        judul, jumlah_soal, status (berjalan | selesai); kursus, kelas, tampilan when set
 //	kuis:jawaban:kuis-01  set         "<question>:<participant>" per counted answer
-//	kuis:catatan:kuis-01  stream      the start (status); one entry per counted answer (peserta, soal, skor), its ID the server's time; the finish (status)
-//	kuis:urutan:kuis-01   sorted set  participant by points, then time of the latest answer ([WithTies])
+//	kuis:catatan:kuis-01  stream      the start (status); one entry per join (peserta, skor 0) and per counted answer (peserta, soal, skor), its ID the server's time; the finish (status)
+//	kuis:urutan:kuis-01   sorted set  participant by points, then time of the latest answer or the join ([WithTies])
 //
 // and, beside the quizzes, with course ID "ipa-8a":
 //
@@ -106,8 +106,8 @@
 // # Live screens
 //
 // [Board.Events] is the quiz's resumable feed, read from the answer log: each
-// counted answer and the finish, in order, resumed after the last ID a screen
-// saw. [Board.Live] yields the top of the board at a human rate: at most once
+// join ([Board.Join]: a student's screen opened), counted answer and the
+// finish, in order, resumed after the last ID a screen saw. [Board.Live] yields the top of the board at a human rate: at most once
 // per interval, and only when the quiz changed.
 //
 // # A quiz in ten lines

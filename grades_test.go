@@ -208,7 +208,9 @@ func TestGradesFromTheServer(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	id, _, _ := e.reference() // Citra 30, Ali 30, Budi 20, Dewi 10
-	e.mustRaw("ZADD", e.keys(id).Board(), "0", "Eka")
+	if _, err := e.board(id).Join(e.ctx, "Eka"); err != nil {
+		t.Fatal(err)
+	}
 	e.finish(id)
 	roster := []kuis.Student{{ID: "s-04", Name: "Dewi"}, {ID: "s-05", Name: "Eka"}, {ID: "s-06", Name: "Fajar"}, {ID: "s-01", Name: "Ali"}}
 	want := []kuis.StudentGrade{

@@ -390,3 +390,32 @@ func countOf(s []string, v string) int {
 	}
 	return n
 }
+
+// logOf is the quiz's log without entry IDs, one word per entry, in order:
+// "start", "finish", "join <participant>", "answer <participant> <question>
+// <score>", or the fields of any other entry.
+func logOf(e *env, k kuis.Keys) []string {
+	e.t.Helper()
+	entries, err := e.mustRaw("XRANGE", k.Log(), "-", "+").AsXRange()
+	if err != nil {
+		e.t.Fatalf("XRANGE %s: %v", k.Log(), err)
+	}
+	out := []string{}
+	for _, x := range entries {
+		f := x.FieldValues
+		p, named := f["peserta"]
+		switch {
+		case len(f) == 1 && f["status"] == "berjalan":
+			out = append(out, "start")
+		case len(f) == 1 && f["status"] == "selesai":
+			out = append(out, "finish")
+		case len(f) == 2 && named && f["skor"] == "0":
+			out = append(out, "join "+p)
+		case len(f) == 3 && named:
+			out = append(out, "answer "+p+" "+f["soal"]+" "+f["skor"])
+		default:
+			out = append(out, fmt.Sprint(f))
+		}
+	}
+	return out
+}

@@ -14,35 +14,6 @@ import (
 	"github.com/kuisboard/kuis/internal/redistest"
 )
 
-// logOf is the quiz's log without entry IDs, one word per entry, in order:
-// "start", "finish", "join <participant>", "answer <participant> <question>
-// <score>", or the fields of any other entry.
-func logOf(e *env, k kuis.Keys) []string {
-	e.t.Helper()
-	entries, err := e.mustRaw("XRANGE", k.Log(), "-", "+").AsXRange()
-	if err != nil {
-		e.t.Fatalf("XRANGE %s: %v", k.Log(), err)
-	}
-	out := []string{}
-	for _, x := range entries {
-		f := x.FieldValues
-		p, named := f["peserta"]
-		switch {
-		case len(f) == 1 && f["status"] == "berjalan":
-			out = append(out, "start")
-		case len(f) == 1 && f["status"] == "selesai":
-			out = append(out, "finish")
-		case len(f) == 2 && named && f["skor"] == "0":
-			out = append(out, "join "+p)
-		case len(f) == 3 && named:
-			out = append(out, "answer "+p+" "+f["soal"]+" "+f["skor"])
-		default:
-			out = append(out, fmt.Sprint(f))
-		}
-	}
-	return out
-}
-
 // joinIDs maps each participant with a join entry in the quiz's log to the
 // ID of their latest one.
 func joinIDs(e *env, k kuis.Keys) map[string]string {
@@ -602,12 +573,7 @@ func answerEntries(e *env, k kuis.Keys) []logEntry {
 // answers and joins made it, and clean.
 func TestJoinRepair(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		tamper [][]string // commands on the board
-		order  [][]string // commands on the order set
-		want   []kuis.Correction
-	}{
+	tests := []repairCase{
 		{"untouched", nil, nil, []kuis.Correction{}},
 		{"a joiner deleted", [][]string{{"ZREM", "Budi"}}, [][]string{{"ZREM", "Budi"}}, []kuis.Correction{{Participant: "Budi"}}},
 		{"a joiner deleted from the board only", [][]string{{"ZREM", "Dewi"}}, nil, []kuis.Correction{{Participant: "Dewi"}}},
@@ -626,25 +592,7 @@ func TestJoinRepair(t *testing.T) {
 					if finished {
 						e.finish(id)
 					}
-					k := e.keys(id)
-					before, logged := e.dump(repairKeys(k)...), logOf(e, k)
-					for _, c := range tt.tamper {
-						e.mustRaw(c[0], k.Board(), c[1:]...)
-					}
-					for _, c := range tt.order {
-						e.mustRaw(c[0], k.Order(), c[1:]...)
-					}
-					got, err := e.store.Repair(e.ctx, id)
-					if diff := cmp.Diff(tt.want, got); err != nil || got == nil || diff != "" {
-						t.Errorf("Repair: %v (-want +got):\n%s", err, diff)
-					}
-					if diff := cmp.Diff(before, e.dump(repairKeys(k)...)); diff != "" {
-						t.Errorf("keys after Repair (-before tampering +after):\n%s", diff)
-					}
-					if diff := cmp.Diff(logged, logOf(e, k)); diff != "" {
-						t.Errorf("log after Repair (-before +after):\n%s", diff)
-					}
-					checkClean(t, e, id)
+					tt.check(t, e, id)
 				})
 			}
 		}

@@ -60,6 +60,10 @@ import (
 //   - a variation selector U+FE0F follows no emoji that it turns from text
 //     into emoji (❤️, the keycap 1️⃣); tags only spell the flags of England,
 //     Scotland and Wales.
+//
+// The rule sees one name at a time: "TOM" and the Greek "ΤΟΜ" both pass. A
+// class's roster tells two students apart ([Class.Enroll] refuses a name a
+// class would confuse with another's: ErrNameTaken).
 func CleanParticipant(name string) (string, error) {
 	clean, problem := names.Clean(name)
 	if problem != "" {

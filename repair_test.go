@@ -35,6 +35,41 @@ func checkClean(t *testing.T, e *env, id string) {
 	}
 }
 
+// repairCase is a tampering of a quiz's board and order set behind the
+// library's back, and the corrections Repair must report for it.
+type repairCase struct {
+	name   string
+	tamper [][]string // commands on the board: name, then arguments
+	order  [][]string // commands on the order set
+	want   []kuis.Correction
+}
+
+// check tampers with quiz id as tt says and repairs it: Repair must report
+// tt.want, and leave every key as before the tampering, the log untouched,
+// and nothing more to do.
+func (tt repairCase) check(t *testing.T, e *env, id string) {
+	t.Helper()
+	k := e.keys(id)
+	before, logged := e.dump(repairKeys(k)...), logOf(e, k)
+	for _, c := range tt.tamper {
+		e.mustRaw(c[0], k.Board(), c[1:]...)
+	}
+	for _, c := range tt.order {
+		e.mustRaw(c[0], k.Order(), c[1:]...)
+	}
+	got, err := e.store.Repair(e.ctx, id)
+	if diff := cmp.Diff(tt.want, got); err != nil || got == nil || diff != "" {
+		t.Errorf("Repair: %v (-want +got):\n%s", err, diff)
+	}
+	if diff := cmp.Diff(before, e.dump(repairKeys(k)...)); diff != "" {
+		t.Errorf("keys after Repair (-before tampering +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(logged, logOf(e, k)); diff != "" {
+		t.Errorf("log after Repair (-before +after):\n%s", diff)
+	}
+	checkClean(t, e, id)
+}
+
 // TestRepair tampers with the reference board (Citra 30, Ali 30, Budi 20,
 // Dewi 10) behind the library's back, on a running and on a finished quiz.
 // Repair must report each board change, sorted by participant, and leave the
@@ -42,12 +77,7 @@ func checkClean(t *testing.T, e *env, id string) {
 // before the tampering, the log untouched.
 func TestRepair(t *testing.T) {
 	t.Parallel()
-	tests := []struct {
-		name   string
-		tamper [][]string // commands on the board: name, then arguments
-		order  [][]string // commands on the order set
-		want   []kuis.Correction
-	}{
+	tests := []repairCase{
 		{name: "untouched", want: []kuis.Correction{}},
 		{
 			name: "every kind of change",
@@ -81,25 +111,7 @@ func TestRepair(t *testing.T) {
 					if finished {
 						e.finish(id)
 					}
-					k := e.keys(id)
-					before, logged := e.dump(repairKeys(k)...), answerLog(e, k)
-					for _, c := range tt.tamper {
-						e.mustRaw(c[0], k.Board(), c[1:]...)
-					}
-					for _, c := range tt.order {
-						e.mustRaw(c[0], k.Order(), c[1:]...)
-					}
-					got, err := e.store.Repair(e.ctx, id)
-					if diff := cmp.Diff(tt.want, got); err != nil || got == nil || diff != "" {
-						t.Errorf("Repair: %v (-want +got):\n%s", err, diff)
-					}
-					if diff := cmp.Diff(before, e.dump(repairKeys(k)...)); diff != "" {
-						t.Errorf("keys after Repair (-before tampering +after):\n%s", diff)
-					}
-					if diff := cmp.Diff(logged, answerLog(e, k)); diff != "" {
-						t.Errorf("log after Repair (-before +after):\n%s", diff)
-					}
-					checkClean(t, e, id)
+					tt.check(t, e, id)
 				})
 			}
 		}

@@ -529,6 +529,10 @@ func TestFaultStalledServerEveryMethodKeepsItsDeadline(t *testing.T) {
 	// A fresh quiz per stall keeps the cache cold: a read served from it would prove nothing.
 	calls := func(id string) []call {
 		m, b := e.meta(id), e.board(id)
+		class, err := e.store.Class("kelas-" + id)
+		if err != nil {
+			t.Fatal(err)
+		}
 		cs := []call{
 			{"Create", func(ctx context.Context) error { return m.Create(ctx, "Stall", 5) }},
 			{"Finish", m.Finish},
@@ -538,6 +542,12 @@ func TestFaultStalledServerEveryMethodKeepsItsDeadline(t *testing.T) {
 			{"Quizzes", func(ctx context.Context) error { return errOf(e.store.Quizzes(ctx)) }},
 			{"Audit", func(ctx context.Context) error { return errOf(e.store.Audit(ctx, id)) }},
 			{"RecordAnswer", func(ctx context.Context) error { return errOf(b.RecordAnswer(ctx, "Ali", 2)) }},
+			{"Join", func(ctx context.Context) error { return errOf(b.Join(ctx, "Citra")) }},
+			{"Class.Enroll", func(ctx context.Context) error {
+				return class.Enroll(ctx, kuis.Student{ID: "s-" + id, Name: "Dewi"})
+			}},
+			{"Class.Students", func(ctx context.Context) error { return errOf(class.Students(ctx)) }},
+			{"Class.Lookup", func(ctx context.Context) error { return errOf(class.Lookup(ctx, "Dewi")) }},
 			{"RecordAnswers", func(ctx context.Context) error {
 				return errOf(b.RecordAnswers(ctx, []kuis.AnswerInput{{Participant: "Ali", Question: 3}, {Participant: "Budi", Question: 1}}))
 			}},

@@ -18,18 +18,27 @@ import (
 // a context of its own that ends after within, and returns each one's error.
 func everyMethod(t testing.TB, within time.Duration, s *kuis.Store, id string) map[string]error {
 	b, m := handles(t, s, id)
+	class, err := s.Class("kelas-" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
 	calls := map[string]func(ctx context.Context) error{
 		"RecordAnswer": func(ctx context.Context) error { return errOf(b.RecordAnswer(ctx, "Ali", 2)) },
-		"Standings":    func(ctx context.Context) error { return errOf(b.Standings(ctx)) },
-		"Standing":     func(ctx context.Context) error { return errOf(b.Standing(ctx, "Ali")) },
-		"Summary":      func(ctx context.Context) error { return errOf(b.Summary(ctx)) },
-		"Get":          func(ctx context.Context) error { return errOf(m.Get(ctx)) },
-		"Finish":       m.Finish,
-		"Recap":        func(ctx context.Context) error { return errOf(s.Recap(ctx, id)) },
-		"Audit":        func(ctx context.Context) error { return errOf(s.Audit(ctx, id)) },
-		"Repair":       func(ctx context.Context) error { return errOf(s.Repair(ctx, id)) },
-		"Purge":        func(ctx context.Context) error { return errOf(s.Purge(ctx)) },
-		"Quizzes":      func(ctx context.Context) error { return errOf(s.Quizzes(ctx)) },
+		"Join":         func(ctx context.Context) error { return errOf(b.Join(ctx, "Citra")) },
+		"Class.Enroll": func(ctx context.Context) error {
+			return class.Enroll(ctx, kuis.Student{ID: "s-1", Name: "Dewi"})
+		},
+		"Class.Students": func(ctx context.Context) error { return errOf(class.Students(ctx)) },
+		"Standings":      func(ctx context.Context) error { return errOf(b.Standings(ctx)) },
+		"Standing":       func(ctx context.Context) error { return errOf(b.Standing(ctx, "Ali")) },
+		"Summary":        func(ctx context.Context) error { return errOf(b.Summary(ctx)) },
+		"Get":            func(ctx context.Context) error { return errOf(m.Get(ctx)) },
+		"Finish":         m.Finish,
+		"Recap":          func(ctx context.Context) error { return errOf(s.Recap(ctx, id)) },
+		"Audit":          func(ctx context.Context) error { return errOf(s.Audit(ctx, id)) },
+		"Repair":         func(ctx context.Context) error { return errOf(s.Repair(ctx, id)) },
+		"Purge":          func(ctx context.Context) error { return errOf(s.Purge(ctx)) },
+		"Quizzes":        func(ctx context.Context) error { return errOf(s.Quizzes(ctx)) },
 		"RecordAnswers": func(ctx context.Context) error {
 			res, err := b.RecordAnswers(ctx, []kuis.AnswerInput{{Participant: "Budi", Question: 1}})
 			if err == nil && len(res) == 1 {
