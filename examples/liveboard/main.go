@@ -65,8 +65,8 @@ var students = []string{
 
 type config struct {
 	addr, redis, quiz, title, forClass string
-	questions, class         int
-	duration, every          time.Duration
+	questions, class                   int
+	duration, every                    time.Duration
 }
 
 func main() {
