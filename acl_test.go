@@ -223,7 +223,7 @@ func TestACLAppRole(t *testing.T) {
 		}
 		byTime := []kuis.Standing{{1, 1, "Budi", 20}, {2, 2, "Ali", 10}, {3, 2, "Citra", 10}}
 		wantReads := map[string]any{"Standings": byTime, "Page": byTime[1:3], "Around": byTime[0:2], "Standing": byTime[1],
-			"Len": int64(3), "Get": kuis.Info{Title: "Kuis " + timed, Questions: 3, Status: kuis.StatusRunning}, "Status": kuis.StatusRunning}
+			"Len": int64(3), "Get": kuis.Info{Title: "Kuis " + timed, Questions: 3, Status: kuis.StatusRunning, Visibility: kuis.VisibilityShown}, "Status": kuis.StatusRunning}
 		for _, tune := range []kuis.Tuning{{}, {RecapInParts: true}} {
 			s, _ := roleStore(t, e, kuis.RoleApp, cached, tune, kuis.WithTies(kuis.TiesByTime))
 			if diff := cmp.Diff(wantReads, readAll(t, e.ctx, s, timed)); diff != "" {
@@ -335,7 +335,7 @@ func TestACLTeacherRole(t *testing.T) {
 		if err := fm.Create(e.ctx, "Kuis guru", 2, kuis.InCourse("mat-8a")); err != nil {
 			t.Fatalf("Create: %v", err)
 		}
-		if info, err := fm.Get(e.ctx); err != nil || info != (kuis.Info{Title: "Kuis guru", Questions: 2, Status: kuis.StatusRunning, Course: "mat-8a"}) {
+		if info, err := fm.Get(e.ctx); err != nil || info != (kuis.Info{Title: "Kuis guru", Questions: 2, Status: kuis.StatusRunning, Course: "mat-8a", Visibility: kuis.VisibilityShown}) {
 			t.Errorf("Get = %+v, %v", info, err)
 		}
 		if err := tm.Finish(e.ctx); err != nil {

@@ -57,7 +57,7 @@ func referenceAnswers(id string) map[string]any {
 	board := []kuis.Standing{{1, 1, "Citra", 30}, {2, 1, "Ali", 30}, {3, 3, "Budi", 20}, {4, 4, "Dewi", 10}}
 	return map[string]any{
 		"Standings": board, "Page": board[1:3], "Around": board[1:4], "Standing": board[1], "Len": int64(4),
-		"Get":    kuis.Info{Title: "Kuis " + id, Questions: 3, Status: kuis.StatusRunning},
+		"Get":    kuis.Info{Title: "Kuis " + id, Questions: 3, Status: kuis.StatusRunning, Visibility: kuis.VisibilityShown},
 		"Status": kuis.StatusRunning,
 	}
 }
@@ -173,7 +173,7 @@ func TestClientCacheSeesOtherClientsWrites(t *testing.T) {
 	board := []kuis.Standing{{1, 1, "Citra", 30}, {2, 1, "Budi", 30}, {3, 1, "Ali", 30}, {4, 4, "Eka", 10}, {5, 4, "Dewi", 10}}
 	after := map[string]any{
 		"Standings": board, "Page": board[1:3], "Around": board[0:3], "Standing": board[2], "Len": int64(5),
-		"Get":    kuis.Info{Title: "Kuis " + id, Questions: 3, Status: kuis.StatusFinished},
+		"Get":    kuis.Info{Title: "Kuis " + id, Questions: 3, Status: kuis.StatusFinished, Visibility: kuis.VisibilityShown},
 		"Status": kuis.StatusFinished,
 	}
 	eventually("writes", func(name string, got any, err error) bool { return err == nil && cmp.Equal(after[name], got) })

@@ -618,7 +618,7 @@ func TestForClass(t *testing.T) {
 		t.Fatal(err)
 	}
 	info, err := m.Get(e.ctx)
-	want := kuis.Info{Title: "Kuis", Questions: 3, Status: kuis.StatusRunning, Course: "ipa-8", Class: "8a"}
+	want := kuis.Info{Title: "Kuis", Questions: 3, Status: kuis.StatusRunning, Course: "ipa-8", Class: "8a", Visibility: kuis.VisibilityShown}
 	if err != nil || info != want {
 		t.Errorf("Get = %+v, %v; want %+v", info, err, want)
 	}

@@ -149,6 +149,7 @@ var operations = []operation{
 	{"read all meta", "Meta.Get", []string{"HGETALL"}, nil, "O(1)", everyone},
 	{"read the status", "Meta.Status", []string{"HGETALL"}, nil, "O(1)", everyone},
 	{"finish the quiz", "Meta.Finish", waited, []script.Script{script.Finish}, "O(1)", teacher},
+	{"set who sees the board", "Meta.SetVisibility", waited, []script.Script{script.Visibility}, "O(1)", teacher},
 	{"record a correct answer", "Board.RecordAnswer", waited, []script.Script{script.RecordAnswer}, "O(log N)", app},
 	{"record many answers", "Board.RecordAnswers", waited, []script.Script{script.RecordAnswer}, "O(log N) each", app},
 	{"join a participant", "Board.Join", waited, []script.Script{script.Join}, "O(log N)", app},
@@ -206,6 +207,7 @@ var operations = []operation{
 var scriptCommands = map[string][]string{
 	script.Create.Name():       {"EXISTS", "HSET", "TIME", "XADD"},
 	script.Finish.Name():       {"HMGET", "EXISTS", "XLEN", "SCARD", "XADD", "HSET"},
+	script.Visibility.Name():   {"HMGET", "EXISTS", "HSET"},
 	script.RecordAnswer.Name(): {"TIME", "HMGET", "EXISTS", "ZCARD", "SISMEMBER", "ZSCORE", "XLEN", "XADD", "XREVRANGE", "SADD", "ZADD", "XINFO", "XSETID"},
 	script.Join.Name():         {"HMGET", "EXISTS", "ZCARD", "SCARD", "XLEN", "ZSCORE", "TIME", "XADD", "XREVRANGE", "ZADD", "ZREVRANK", "ZCOUNT", "XINFO", "XSETID"},
 	script.Standing.Name():     {"HLEN", "ZCARD", "ZSCORE", "ZREVRANK", "ZCOUNT"},

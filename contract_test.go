@@ -267,6 +267,7 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 	do("Meta.Create", func(s *kuis.Store) error { _, m := quiz(s, quizID()); return m.Create(e.ctx, "Kuis", 3) })
 	do("Meta.Get", func(s *kuis.Store) error { _, m := quiz(s, id); _, err := m.Get(e.ctx); return err })
 	do("Meta.Status", func(s *kuis.Store) error { _, m := quiz(s, id); _, err := m.Status(e.ctx); return err })
+	do("Meta.SetVisibility", func(s *kuis.Store) error { _, m := quiz(s, id); return m.SetVisibility(e.ctx, kuis.VisibilityShown) })
 	do("Board.RecordAnswer", func(s *kuis.Store) error { b, _ := quiz(s, id); _, err := b.RecordAnswer(e.ctx, "Ali", 1); return err })
 	do("Board.RecordAnswers", func(s *kuis.Store) error {
 		b, _ := quiz(s, id)

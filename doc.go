@@ -63,6 +63,7 @@
 //	| read all meta | Meta.Get | HGETALL | O(1) |
 //	| read the status | Meta.Status | HGETALL | O(1) |
 //	| finish the quiz | Meta.Finish | WAIT; finish.lua (HMGET, EXISTS, XLEN, SCARD, XADD, HSET) | O(1) |
+//	| set who sees the board | Meta.SetVisibility | WAIT; visibility.lua (HMGET, EXISTS, HSET) | O(1) |
 //	| record a correct answer | Board.RecordAnswer | WAIT; record_answer.lua (TIME, HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, XREVRANGE, SADD, ZADD, XINFO, XSETID) | O(log N) |
 //	| record many answers | Board.RecordAnswers | WAIT; record_answer.lua (TIME, HMGET, EXISTS, ZCARD, SISMEMBER, ZSCORE, XLEN, XADD, XREVRANGE, SADD, ZADD, XINFO, XSETID) | O(log N) each |
 //	| join a participant | Board.Join | WAIT; join.lua (HMGET, EXISTS, ZCARD, SCARD, XLEN, ZSCORE, TIME, XADD, XREVRANGE, ZADD, ZREVRANK, ZCOUNT, XINFO, XSETID) | O(log N) |

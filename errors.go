@@ -29,7 +29,7 @@ var (
 	// ErrInvalidNamespace: the same rule as ErrInvalidQuizID, for WithNamespace.
 	ErrInvalidNamespace = errors.New("kuis: invalid namespace")
 	// ErrInvalidOption: an option outside its documented values (WithTies, a
-	// TeamScoring, WithReplicas), or WithReplicas asking for more replicas
+	// TeamScoring, WithReplicas, a Visibility), or WithReplicas asking for more replicas
 	// than a primary has; a line item or class sourcedId Recap.WriteOneRoster
 	// cannot write.
 	ErrInvalidOption = errors.New("kuis: invalid option")

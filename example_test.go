@@ -64,7 +64,7 @@ func ExampleNew() {
 	err = meta.Create(ctx, "Kuis Matematika Kelas 8", 3)
 	fmt.Println("second Create:", err)
 	// Output:
-	// kuis:meta:kuis-01: {Title:Kuis Matematika Kelas 8 Questions:3 Status:berjalan Course:mat-8a Class:}
+	// kuis:meta:kuis-01: {Title:Kuis Matematika Kelas 8 Questions:3 Status:berjalan Course:mat-8a Class: Visibility:tampil}
 	// second Create: kuis: quiz already exists: quiz "kuis-01"
 }
 

@@ -32,6 +32,10 @@ type Info struct {
 	// Class is the class whose roster grades the quiz (kelas), named at
 	// Create with ForClass; "" when it names none.
 	Class string `json:"class,omitempty"`
+	// Visibility is who sees the board (tampilan): VisibilityShown for a
+	// meta without the field. Get returns it; a Recap leaves it empty, since
+	// who saw the board is no part of the grades.
+	Visibility Visibility `json:"visibility,omitempty"`
 }
 
 // Meta is the teacher's handle on one quiz, from [Store.Meta]: it creates,
@@ -95,13 +99,15 @@ func startSequence() string {
 	return fmt.Sprintf("10%018d", binary.BigEndian.Uint64(b[:])%1e18)
 }
 
-// Get reads the whole meta hash and decodes it strictly, O(1). Extra fields
-// are ignored here (Audit reports them). With WithClientCache it may be served
+// Get reads the whole meta hash and decodes it strictly, O(1), tampilan
+// included (VisibilityShown when the field is missing). Extra fields are
+// ignored here (Audit reports them). With WithClientCache it may be served
 // from the cache. Errors: ErrQuizNotFound (no meta), ErrCorrupt (naming the
-// field: a key of the wrong type, a missing field, an unknown status or a
-// jumlah_soal that is not an integer of 1 to 1000), ErrForbidden.
+// field: a key of the wrong type, a missing field, an unknown status or
+// tampilan, or a jumlah_soal that is not an integer of 1 to 1000),
+// ErrForbidden.
 func (m *Meta) Get(ctx context.Context) (Info, error) {
-	return m.read(ctx, needAll)
+	return m.read(ctx, needAll|needView)
 }
 
 // Status reads the quiz's status, O(1), from the whole hash, so that a
@@ -144,6 +150,7 @@ const (
 	needStatus    metaNeeds = 1 << iota // the status: every reader
 	needQuestions                       // jumlah_soal: whoever checks question numbers
 	needTitle                           // judul: whoever returns it
+	needView                            // tampilan: Get alone, so that a recap never depends on it
 	needAll       = needStatus | needQuestions | needTitle
 )
 
@@ -162,7 +169,7 @@ func (q quiz) decodeMeta(fields map[string]string, err error, need metaNeeds) (I
 		return Info{}, q.errNotFound()
 	}
 	var info Info
-	var problems [3]error
+	var problems [4]error
 	title, ok := fields[wire.FieldTitle]
 	if info.Title = title; !ok {
 		problems[0] = corrupt(key, "field %s is missing", wire.FieldTitle)
@@ -187,7 +194,18 @@ func (q quiz) decodeMeta(fields map[string]string, err error, need metaNeeds) (I
 	}
 	info.Course = fields[wire.FieldCourse]
 	info.Class = fields[wire.FieldClass]
-	for i, n := range []metaNeeds{needTitle, needQuestions, needStatus} {
+	if need&needView != 0 {
+		switch v, ok := fields[wire.FieldView]; {
+		case !ok:
+			info.Visibility = VisibilityShown
+		case !Visibility(v).Valid():
+			problems[3] = corrupt(key, "field %s is %s, want %q, %q or %q", wire.FieldView, quote(v),
+				VisibilityShown, VisibilityHidden, VisibilityAtEnd)
+		default:
+			info.Visibility = Visibility(v)
+		}
+	}
+	for i, n := range []metaNeeds{needTitle, needQuestions, needStatus, needView} {
 		if need&n != 0 && problems[i] != nil {
 			return Info{}, problems[i]
 		}

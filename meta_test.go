@@ -87,7 +87,7 @@ func TestMetaCreateInCourse(t *testing.T) {
 				t.Errorf("meta after Create (-want +got):\n%s", diff)
 			}
 			info, err := e.meta(id).Get(e.ctx)
-			if want := (kuis.Info{Title: "Kuis", Questions: 3, Status: kuis.StatusRunning, Course: tt.course}); err != nil || info != want {
+			if want := (kuis.Info{Title: "Kuis", Questions: 3, Status: kuis.StatusRunning, Course: tt.course, Visibility: kuis.VisibilityShown}); err != nil || info != want {
 				t.Errorf("Get = %+v, %v; want %+v", info, err, want)
 			}
 			if v, err := e.store.Audit(e.ctx, id); err != nil || len(v) != 0 {
@@ -167,7 +167,7 @@ func TestMetaCreateValidates(t *testing.T) {
 		err := m.Create(e.ctx, tt.title, tt.questions)
 		if tt.ok {
 			info, err2 := m.Get(e.ctx)
-			want := kuis.Info{Title: tt.title, Questions: int64(tt.questions), Status: kuis.StatusRunning}
+			want := kuis.Info{Title: tt.title, Questions: int64(tt.questions), Status: kuis.StatusRunning, Visibility: kuis.VisibilityShown}
 			if err != nil || err2 != nil || info != want {
 				t.Errorf("Create(%q, %d) = %v, then Get = %+v, %v; want %+v", tt.title, tt.questions, err, info, err2, want)
 			}
@@ -196,7 +196,7 @@ func TestMetaReads(t *testing.T) {
 	hdel := func(field string) func(e *env, k kuis.Keys) {
 		return func(e *env, k kuis.Keys) { hset()(e, k); e.mustRaw("HDEL", k.Meta(), field) }
 	}
-	running := kuis.Info{Title: "Kuis", Questions: 3, Status: kuis.StatusRunning}
+	running := kuis.Info{Title: "Kuis", Questions: 3, Status: kuis.StatusRunning, Visibility: kuis.VisibilityShown}
 	type row struct {
 		name      string
 		setup     func(e *env, k kuis.Keys)
@@ -207,9 +207,9 @@ func TestMetaReads(t *testing.T) {
 	}
 	tests := []row{
 		{name: "valid", setup: hset(), info: running},
-		{name: "finished", setup: hset("status", "selesai"), info: kuis.Info{Title: "Kuis", Questions: 3, Status: kuis.StatusFinished}},
+		{name: "finished", setup: hset("status", "selesai"), info: kuis.Info{Title: "Kuis", Questions: 3, Status: kuis.StatusFinished, Visibility: kuis.VisibilityShown}},
 		{name: "extra field ignored", setup: hset("warna", "merah"), info: running},
-		{name: "course", setup: hset("kursus", "mat-8a"), info: kuis.Info{Title: "Kuis", Questions: 3, Status: kuis.StatusRunning, Course: "mat-8a"}},
+		{name: "course", setup: hset("kursus", "mat-8a"), info: kuis.Info{Title: "Kuis", Questions: 3, Status: kuis.StatusRunning, Course: "mat-8a", Visibility: kuis.VisibilityShown}},
 		{name: "missing key", setup: func(*env, kuis.Keys) {}, getErr: kuis.ErrQuizNotFound, statusErr: kuis.ErrQuizNotFound},
 		{name: "board but no meta", setup: func(e *env, k kuis.Keys) { e.mustRaw("ZADD", k.Board(), "10", "Ali") },
 			getErr: kuis.ErrQuizNotFound, statusErr: kuis.ErrQuizNotFound},

@@ -51,7 +51,7 @@ func TestReferenceSession(t *testing.T) {
 		}
 	}
 	info, err := m.Get(e.ctx)
-	if diff := cmp.Diff(kuis.Info{Title: "Kuis Sejarah: Kemerdekaan", Questions: 3, Status: kuis.StatusRunning}, info); err != nil || diff != "" {
+	if diff := cmp.Diff(kuis.Info{Title: "Kuis Sejarah: Kemerdekaan", Questions: 3, Status: kuis.StatusRunning, Visibility: kuis.VisibilityShown}, info); err != nil || diff != "" {
 		t.Errorf("Get: %v (-want +got):\n%s", err, diff)
 	}
 	k := e.keys(id)
@@ -106,7 +106,7 @@ func TestContractOnlyQuiz(t *testing.T) {
 			}
 			b := e.board(id)
 			want := referenceAnswers(id)
-			want["Get"] = kuis.Info{Title: "Kuis Matematika Kelas 8", Questions: 3, Status: kuis.StatusRunning}
+			want["Get"] = kuis.Info{Title: "Kuis Matematika Kelas 8", Questions: 3, Status: kuis.StatusRunning, Visibility: kuis.VisibilityShown}
 			if diff := cmp.Diff(want, readAll(t, e.ctx, e.store, id)); diff != "" {
 				t.Errorf("reads (-want +got):\n%s", diff)
 			}

@@ -43,6 +43,8 @@ var (
 	Create = newScript("create.lua", false)
 	// Finish sets a quiz's status to selesai and logs the finish.
 	Finish = newScript("finish.lua", false)
+	// Visibility sets who sees a quiz's board (meta field tampilan).
+	Visibility = newScript("visibility.lua", false)
 	// RecordAnswer counts up to MaxAnswers correct answers, each once.
 	RecordAnswer = newScript("record_answer.lua", false)
 	// Join puts a participant on a running quiz's board with 0 points, and reads their place.
