@@ -110,6 +110,9 @@
 // join ([Board.Join]: a student's screen opened), counted answer and the
 // finish, in order, resumed after the last ID a screen saw. [Board.Live] yields the top of the board at a human rate: at most once
 // per interval, and only when the quiz changed.
+// The teacher decides who sees the board ([Meta.SetVisibility]: shown,
+// hidden, or shown at the end), which a screen reads in [Info.Visibility];
+// [Pseudonym] gives a projector a stable alias for each name.
 //
 // # A quiz in ten lines
 //
