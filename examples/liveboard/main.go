@@ -20,6 +20,21 @@
 // projector page then lists the class's enrolled students (Class.Students)
 // who are not on the board yet. Enroll them with kuis class enroll.
 //
+// The pages honour the visibility the teacher sets (Meta.SetVisibility, meta
+// field tampilan; -visibility sets it as the quiz is created, and the
+// teacher may change it at any time, the pages following within -every):
+//
+//	tampil    the board as above
+//	sembunyi  the projector shows no standings, only the progress and who
+//	          joined (in alphabetical order); each student sees their own
+//	          score and answers, no rank; /events is refused (403)
+//	akhir     as sembunyi while the quiz runs, the board once it is finished
+//
+// With -pseudonyms the projector shows every name as its kuis.Pseudonym
+// under the secret in $KUIS_PSEUDONYM_SECRET (at least 16 bytes; the same
+// secret gives the same aliases every lesson), each student sees their own
+// alias beside their name, and /events, which names everyone, is refused.
+//
 // To let a class join, serve on the network (-addr :8080) and open the
 // projector page by the machine's address: the address it shows students is
 // built from the one the page was served from.
@@ -64,10 +79,19 @@ var students = []string{
 }
 
 type config struct {
-	addr, redis, quiz, title, forClass string
-	questions, class                   int
-	duration, every                    time.Duration
+	addr, redis, quiz, title, forClass, visibility string
+	questions, class                               int
+	duration, every                                time.Duration
+	pseudonyms                                     bool
 }
+
+// secretEnv holds the pseudonyms' secret, out of the command line (which
+// every user of the machine can read).
+const secretEnv = "KUIS_PSEUDONYM_SECRET"
+
+// minSecret is the shortest secret -pseudonyms takes, in bytes: a short one
+// lets anyone with the class list compute every alias.
+const minSecret = 16
 
 func main() {
 	var c config
@@ -76,6 +100,8 @@ func main() {
 	flag.StringVar(&c.quiz, "quiz", "kuis-live", "quiz ID to create")
 	flag.StringVar(&c.title, "title", "Kuis Matematika Kelas 8", "quiz title")
 	flag.StringVar(&c.forClass, "for-class", "", "create the quiz for this class (ForClass): the projector lists its students not on the board")
+	flag.StringVar(&c.visibility, "visibility", "", "who sees the board, set as the quiz is created: tampil, sembunyi or akhir; empty: tampil")
+	flag.BoolVar(&c.pseudonyms, "pseudonyms", false, "show pseudonyms on the projector, under the secret in $"+secretEnv)
 	flag.IntVar(&c.questions, "questions", 20, "number of questions")
 	flag.IntVar(&c.class, "class", len(students), "students to simulate (0 to 30); 0: none, answers come from elsewhere")
 	flag.DurationVar(&c.duration, "duration", time.Minute, "how long the simulated class answers")
@@ -94,6 +120,15 @@ func main() {
 func run(ctx context.Context, c config) error {
 	if c.class < 0 || c.class > len(students) {
 		return fmt.Errorf("-class %d: want 0 to %d", c.class, len(students))
+	}
+	if c.visibility != "" && !kuis.Visibility(c.visibility).Valid() {
+		return fmt.Errorf("-visibility %q: want tampil, sembunyi or akhir", c.visibility)
+	}
+	var secret []byte
+	if c.pseudonyms {
+		if secret = []byte(os.Getenv(secretEnv)); len(secret) < minSecret {
+			return fmt.Errorf("-pseudonyms: $%s holds %d bytes, want a secret of at least %d", secretEnv, len(secret), minSecret)
+		}
 	}
 	client, closeClient, err := connect(c.redis)
 	if err != nil {
@@ -120,7 +155,12 @@ func run(ctx context.Context, c config) error {
 	if err := meta.Create(ctx, c.title, c.questions, opts...); err != nil {
 		return fmt.Errorf("%w (pick another -quiz, or purge the old one)", err)
 	}
-	srv := &server{board: board, every: c.every}
+	if c.visibility != "" {
+		if err := meta.SetVisibility(ctx, kuis.Visibility(c.visibility)); err != nil {
+			return err
+		}
+	}
+	srv := &server{board: board, meta: meta, every: c.every, secret: secret}
 	info, err := meta.Get(ctx)
 	if err != nil {
 		return err

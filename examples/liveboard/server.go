@@ -9,6 +9,7 @@ import (
 	"iter"
 	"log"
 	"net/http"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -20,8 +21,82 @@ import (
 // shuts down, and every stream ends with it.
 type server struct {
 	board *kuis.Board
-	every time.Duration // Board.Live's interval
+	meta  *kuis.Meta    // the quiz's meta, read for the visibility the teacher set (Info.Visibility)
+	every time.Duration // Board.Live's interval, and how often a stream looks for a new visibility
 	class *kuis.Class   // the class the quiz names (Info.Class), whose absentees the projector lists; nil: none
+	// secret, when set (-pseudonyms), makes the projector show every name as
+	// its kuis.Pseudonym, and each student's page their own alias.
+	secret []byte
+}
+
+// errHidden refuses the raw feed while it would show what the projector
+// may not: scores of a hidden board, or names behind pseudonyms.
+var errHidden = errors.New("the teacher hides the board")
+
+// label is a name as the projector shows it: its pseudonym with -pseudonyms.
+func (s *server) label(name string) string {
+	if s.secret == nil {
+		return name
+	}
+	return kuis.Pseudonym(s.secret, name)
+}
+
+// live is Board.Live(top, every), plus a value whenever the visibility the
+// teacher set changes (looked for once per every): a meta change is no
+// change of the board, and the pages must follow it without a reload. The
+// added value repeats Live's last one.
+func (s *server) live(ctx context.Context, top int) iter.Seq2[[]kuis.Standing, error] {
+	return func(yield func([]kuis.Standing, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		type result struct {
+			top []kuis.Standing
+			err error
+		}
+		results := make(chan result)
+		go func() {
+			defer close(results)
+			for v, err := range s.board.Live(ctx, top, s.every) {
+				select {
+				case results <- result{v, err}:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}()
+		ticker := time.NewTicker(s.every)
+		defer ticker.Stop()
+		var last result
+		started := false // Live yielded: its first value comes before any of ours
+		var seen kuis.Visibility
+		for {
+			select {
+			case r, ok := <-results:
+				if !ok {
+					return
+				}
+				last, started = r, true
+				if !yield(r.top, r.err) || r.err != nil {
+					return
+				}
+				if info, err := s.meta.Get(ctx); err == nil {
+					seen = info.Visibility
+				}
+			case <-ticker.C:
+				if !started {
+					continue
+				}
+				info, err := s.meta.Get(ctx)
+				if err != nil || info.Visibility == seen {
+					continue // a failed look is tried again at the next tick; the next refresh reports it
+				}
+				seen = info.Visibility
+				if !yield(last.top, nil) {
+					return
+				}
+			}
+		}
+	}
 }
 
 // stats is the Store whose counters /debug/vars publishes, as "kuis".
@@ -63,22 +138,38 @@ type boardView struct {
 	// board, in the roster's order; nil (left out) when the quiz names no
 	// class.
 	Absent []string `json:"absent,omitempty"`
+	// Visibility is the teacher's (Info.Visibility). Hidden is true while it
+	// keeps the standings off the projector (Visibility.ShowsBoard): Rows is
+	// empty then, and Joined lists who is on the board, in alphabetical
+	// order, so that no order tells a rank.
+	Visibility kuis.Visibility `json:"visibility"`
+	Hidden     bool            `json:"hidden"`
+	Joined     []string        `json:"joined,omitempty"`
+	// Pseudonyms is true with -pseudonyms: every name above is an alias.
+	Pseudonyms bool `json:"pseudonyms"`
 }
 
-// boardStream sends the progress and the top 10 whenever the quiz changes,
-// at most once per every, then the whole final board.
+// boardStream sends the progress and the top 10 whenever the quiz or its
+// visibility changes, at most once per every, then the whole final board.
+// While the visibility hides the board it sends the progress and who joined
+// instead of standings; with -pseudonyms every name is an alias.
 func (s *server) boardStream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	// The host the page was served from: the one the class can reach.
 	join := "http://" + r.Host + "/me?name="
-	stream(w, r, s.board.Live(ctx, 10, s.every), func(top []kuis.Standing) (event, error) {
+	stream(w, r, s.live(ctx, 10), func(top []kuis.Standing) (event, error) {
+		info, err := s.meta.Get(ctx)
+		if err != nil {
+			return event{}, err
+		}
 		sum, err := s.board.Summary(ctx)
 		if err != nil {
 			return event{}, err
 		}
-		v := boardView{Summary: sum, Finished: sum.Status == kuis.StatusFinished, Join: join, Rows: top}
+		v := boardView{Summary: sum, Finished: sum.Status == kuis.StatusFinished, Join: join, Rows: top,
+			Visibility: info.Visibility, Hidden: !info.Visibility.ShowsBoard(sum.Status), Pseudonyms: s.secret != nil}
 		var whole []kuis.Standing
-		if v.Finished || s.class != nil {
+		if v.Finished || v.Hidden || s.class != nil {
 			if whole, err = s.board.Standings(ctx); err != nil {
 				return event{}, err
 			}
@@ -90,6 +181,20 @@ func (s *server) boardStream(w http.ResponseWriter, r *http.Request) {
 			if v.Absent, err = s.absent(ctx, whole); err != nil {
 				return event{}, err
 			}
+			for i, n := range v.Absent {
+				v.Absent[i] = s.label(n)
+			}
+		}
+		if v.Hidden {
+			v.Rows, v.Joined = []kuis.Standing{}, make([]string, len(whole))
+			for i, st := range whole {
+				v.Joined[i] = s.label(st.Participant)
+			}
+			slices.Sort(v.Joined)
+		}
+		v.Rows = slices.Clone(v.Rows)
+		for i := range v.Rows {
+			v.Rows[i].Participant = s.label(v.Rows[i].Participant)
 		}
 		return event{name: "board", data: v}, nil
 	})
@@ -143,11 +248,18 @@ type meView struct {
 	Score    int64  `json:"score"`    // points
 	Answered []int  `json:"answered"` // the questions answered correctly, ascending
 	Finished bool   `json:"finished"`
+	// Hidden is true while the teacher's visibility hides the board: Rank
+	// is 0 then, and the student sees their own score only.
+	Hidden bool `json:"hidden,omitempty"`
+	// Alias is the student's pseudonym, with -pseudonyms: what the
+	// projector shows for them, beside their name on their own page.
+	Alias string `json:"alias,omitempty"`
 }
 
-// meStream sends a student's view whenever the quiz changes: Board.Live
-// (its top 1) is only the signal, at most once per every. A name that
-// CleanParticipant refuses is answered 400 before the stream starts.
+// meStream sends a student's view whenever the quiz or its visibility
+// changes: Board.Live (its top 1) is only the signal, at most once per
+// every. A name that CleanParticipant refuses is answered 400 before the
+// stream starts.
 func (s *server) meStream(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	name, err := kuis.CleanParticipant(r.URL.Query().Get("name"))
@@ -155,16 +267,20 @@ func (s *server) meStream(w http.ResponseWriter, r *http.Request) {
 		httpError(w, err)
 		return
 	}
-	stream(w, r, s.board.Live(ctx, 1, s.every), func([]kuis.Standing) (event, error) {
+	stream(w, r, s.live(ctx, 1), func([]kuis.Standing) (event, error) {
 		v, err := s.me(ctx, name)
 		return event{name: "me", data: v}, err
 	})
 }
 
 // me reads a student's view. Standing comes before Summary, so that the
-// rank is never above the number of participants.
+// rank is never above the number of participants; the visibility is read
+// with Summary, and a rank read under another is dropped when it hides it.
 func (s *server) me(ctx context.Context, name string) (meView, error) {
 	v := meView{Name: name}
+	if s.secret != nil {
+		v.Alias = kuis.Pseudonym(s.secret, name)
+	}
 	st, err := s.board.Standing(ctx, name)
 	switch {
 	case errors.Is(err, kuis.ErrNotOnBoard): // no correct answer yet: a view, not an error
@@ -181,19 +297,53 @@ func (s *server) me(ctx context.Context, name string) (meView, error) {
 		return v, err
 	}
 	v.Title, v.Of, v.Finished = sum.Title, sum.Participants, sum.Status == kuis.StatusFinished
+	info, err := s.meta.Get(ctx)
+	if err != nil {
+		return v, err
+	}
+	if v.Hidden = !info.Visibility.ShowsBoard(sum.Status); v.Hidden {
+		v.Rank = 0
+	}
 	return v, nil
 }
 
 // events relays the quiz's feed. A browser's EventSource resumes with the
-// Last-Event-ID header; ?after=<id> does the same by hand.
+// Last-Event-ID header; ?after=<id> does the same by hand. The feed names
+// every participant with their score, so it is refused (403) with
+// -pseudonyms, and while the visibility hides the board: checked before it
+// starts and at each event, which ends the stream once the board is hidden.
 func (s *server) events(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
 	after := r.Header.Get("Last-Event-ID")
 	if after == "" {
 		after = r.URL.Query().Get("after")
 	}
-	stream(w, r, s.board.Events(r.Context(), after), func(ev kuis.Event) (event, error) {
+	if err := s.feedShown(ctx); err != nil {
+		httpError(w, err)
+		return
+	}
+	stream(w, r, s.board.Events(ctx, after), func(ev kuis.Event) (event, error) {
+		if err := s.feedShown(ctx); err != nil {
+			return event{}, err
+		}
 		return event{id: ev.ID, name: string(ev.Kind), data: ev}, nil
 	})
+}
+
+// feedShown is nil when the raw feed may be shown: no pseudonyms, and a
+// visibility that shows the board now; otherwise errHidden, or Get's error.
+func (s *server) feedShown(ctx context.Context) error {
+	if s.secret != nil {
+		return fmt.Errorf("%w: the board shows pseudonyms", errHidden)
+	}
+	info, err := s.meta.Get(ctx)
+	if err != nil {
+		return err
+	}
+	if !info.Visibility.ShowsBoard(info.Status) {
+		return fmt.Errorf("%w (tampilan %s)", errHidden, info.Visibility)
+	}
+	return nil
 }
 
 // event is one Server-Sent Event: an ID (may be empty), a name, and data
@@ -266,6 +416,8 @@ func httpError(w http.ResponseWriter, err error) {
 		code = http.StatusNotFound
 	case errors.Is(err, kuis.ErrQuizFinished):
 		code = http.StatusConflict
+	case errors.Is(err, errHidden):
+		code = http.StatusForbidden
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		code = http.StatusServiceUnavailable
 	}

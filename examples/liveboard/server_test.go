@@ -135,13 +135,14 @@ func testServer(t *testing.T) (*httptest.Server, *kuis.Store, *kuis.Meta, *kuis.
 		}
 		tick(t, client)
 	}
-	return serveBoard(t, board), store, meta, board
+	return serveBoard(t, meta, board), store, meta, board
 }
 
-// serveBoard serves board's pages and streams until the test ends.
-func serveBoard(t *testing.T, board *kuis.Board) *httptest.Server {
+// serveBoard serves the pages and streams of the quiz of meta and board
+// until the test ends.
+func serveBoard(t *testing.T, meta *kuis.Meta, board *kuis.Board) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer((&server{board: board, every: 50 * time.Millisecond}).routes())
+	srv := httptest.NewServer((&server{board: board, meta: meta, every: 50 * time.Millisecond}).routes())
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -173,7 +174,11 @@ func TestStreamStatuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	none := serveBoard(t, missing)
+	missingMeta, err := store.Meta("kuis-missing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	none := serveBoard(t, missingMeta, missing)
 	tests := []struct {
 		name   string
 		url    string
@@ -273,8 +278,9 @@ func TestBoardStream(t *testing.T) {
 	})
 	first, last := views[0], views[len(views)-1]
 	want := boardView{
-		Summary: kuis.Summary{Title: "Kuis Matematika Kelas 8", Questions: 3, Status: kuis.StatusRunning, Participants: 3, Answers: 5},
-		Join:    "http://" + strings.TrimPrefix(srv.URL, "http://") + "/me?name=",
+		Summary:    kuis.Summary{Title: "Kuis Matematika Kelas 8", Questions: 3, Status: kuis.StatusRunning, Participants: 3, Answers: 5},
+		Join:       "http://" + strings.TrimPrefix(srv.URL, "http://") + "/me?name=",
+		Visibility: kuis.VisibilityShown,
 		// Ali reached 20 before Citra: by name, Citra would come first.
 		Rows: []kuis.Standing{
 			{Rank: 1, CompetitionRank: 1, Participant: "Ali", Score: 20},
@@ -407,10 +413,10 @@ func TestJoinAndAbsent(t *testing.T) {
 		})
 		return v
 	}
-	if v := first(&server{board: board, every: 50 * time.Millisecond, class: class}); !slices.Equal(v.Absent, []string{"Fajar"}) || v.Participants != 4 {
+	if v := first(&server{board: board, meta: meta, every: 50 * time.Millisecond, class: class}); !slices.Equal(v.Absent, []string{"Fajar"}) || v.Participants != 4 {
 		t.Errorf("absent %q of %d participants, want [Fajar] of 4 (Ali, Budi, Citra, Eka)", v.Absent, v.Participants)
 	}
-	if v := first(&server{board: board, every: 50 * time.Millisecond}); v.Absent != nil {
+	if v := first(&server{board: board, meta: meta, every: 50 * time.Millisecond}); v.Absent != nil {
 		t.Errorf("absent %q for a quiz with no class, want none", v.Absent)
 	}
 	if err := meta.Finish(ctx); err != nil {
@@ -419,7 +425,7 @@ func TestJoinAndAbsent(t *testing.T) {
 	if resp := post("Fajar"); resp.StatusCode != http.StatusConflict {
 		t.Errorf("join of a finished quiz: %d, want 409", resp.StatusCode)
 	}
-	if v := first(&server{board: board, every: 50 * time.Millisecond, class: class}); !slices.Equal(v.Absent, []string{"Fajar"}) || len(v.Rows) != 4 {
+	if v := first(&server{board: board, meta: meta, every: 50 * time.Millisecond, class: class}); !slices.Equal(v.Absent, []string{"Fajar"}) || len(v.Rows) != 4 {
 		t.Errorf("finished: absent %q, rows %v, want [Fajar] and the whole board of 4", v.Absent, v.Rows)
 	}
 }
