@@ -70,7 +70,8 @@ function moves() {
 }
 
 // liveBoard follows /board/stream: progress, the join address, the top 10,
-// and once finished the podium and the whole board.
+// and once finished the podium and the whole board. While the teacher hides
+// the board (v.hidden) it shows a note and who joined instead.
 function liveBoard() {
   const marks = moves();
   let expire; // draws the latest view again when an arrow is due to go
@@ -82,14 +83,20 @@ function liveBoard() {
     for (const k of ["questions", "participants", "answers"]) $(k).textContent = v[k];
     $("join").textContent = v.join;
     const now = Date.now();
-    const { move, due } = v.finished ? { move: [], due: Infinity } : marks(v.rows, now);
+    const { move, due } = v.finished || v.hidden ? { move: [], due: Infinity } : marks(v.rows, now);
+    $("hiddennote").hidden = !v.hidden;
+    $("hiddennote").textContent = v.visibility === "akhir"
+      ? "The board is shown when the quiz is finished" : "The teacher hides the board";
+    $("board").hidden = v.hidden;
+    $("joinedbox").hidden = !v.hidden;
+    $("joined").replaceChildren(...(v.joined || []).map((n) => el("li", "", n)));
     $("board").tBodies[0].replaceChildren(...v.rows.map((r, i) => {
       const tr = el("tr", "", el("td", "rank", r.competition_rank), el("td", "move " + (move[i] || "same"), arrows[move[i]] || ""),
         el("td", "name", r.participant), el("td", "score", r.score));
       tr.dataset.participant = r.participant;
       return tr;
     }));
-    $("podium").hidden = !v.finished;
+    $("podium").hidden = !v.finished || v.hidden;
     $("podium").replaceChildren(...(v.finished ? v.rows.slice(0, 3) : []).map((r) =>
       el("li", "", el("span", "rank", r.competition_rank), el("span", "name", r.participant), el("span", "score", r.score))));
     // The class's students not on the board, when the quiz names a class.
@@ -129,7 +136,9 @@ async function studentView() {
     $("title").textContent = v.title;
     $("name").textContent = v.name;
     setStatus(v.finished ? "finished" : "running", v.finished ? "finished" : "");
-    $("rank").textContent = v.rank ? `rank ${v.rank} of ${v.of}` : "not on the board yet";
+    $("alias").hidden = !v.alias;
+    $("aliasname").textContent = v.alias || "";
+    $("rank").textContent = v.hidden ? "ranks are hidden" : v.rank ? `rank ${v.rank} of ${v.of}` : "not on the board yet";
     $("score").textContent = `${v.score} points`;
     $("answered").textContent = v.answered.length ? v.answered.join(", ") : "none yet";
   }, refused);

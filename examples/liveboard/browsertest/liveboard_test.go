@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -59,8 +60,9 @@ func freeAddr(t *testing.T) string {
 
 // startServer builds the example and runs it against the miniredis at
 // redisAddr, with no simulated class: the test records the answers. It
-// returns the page's base URL once the server answers.
-func startServer(t *testing.T, redisAddr string) string {
+// returns the page's base URL once the server answers. env is added to the
+// server's environment, and args to its flags.
+func startServer(t *testing.T, redisAddr string, env []string, args ...string) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "liveboard")
 	build := exec.Command("go", "build", "-o", bin, "github.com/kuisboard/kuis/examples/liveboard")
@@ -68,8 +70,9 @@ func startServer(t *testing.T, redisAddr string) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	addr := freeAddr(t)
-	cmd := exec.Command(bin, "-redis", redisAddr, "-addr", addr, "-quiz", quizID,
-		"-title", "Kuis Sains Kelas 8", "-questions", "5", "-class", "0", "-every", "200ms", "-for-class", classID)
+	cmd := exec.Command(bin, append([]string{"-redis", redisAddr, "-addr", addr, "-quiz", quizID,
+		"-title", "Kuis Sains Kelas 8", "-questions", "5", "-class", "0", "-every", "200ms"}, args...)...)
+	cmd.Env = append(os.Environ(), env...)
 	var logs strings.Builder
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -236,7 +239,7 @@ func TestLiveBoardInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(client.Close)
-	base := startServer(t, mini.Addr())
+	base := startServer(t, mini.Addr(), nil, "-for-class", classID)
 	store, err := kuis.New(client)
 	if err != nil {
 		t.Fatal(err)
@@ -298,6 +301,9 @@ func TestLiveBoardInBrowser(t *testing.T) {
 		"#absent": "NandaPutu", // enrolled in the quiz's class, not on the board
 	})
 	visible(t, page, "absentees")
+	if _, err := waitFor(page, `String(document.querySelector("#hiddennote").hidden && document.querySelector("#joinedbox").hidden)`, "true"); err != nil {
+		t.Fatal("a shown board's page shows the hidden board's note: ", err)
+	}
 	if _, err := waitFor(page, moved, `{"Ali":"","Citra":"","Budi":"","Dewi":""}`); err != nil {
 		t.Fatal(err)
 	}
@@ -400,6 +406,154 @@ func TestLiveBoardInBrowser(t *testing.T) {
 			screenshot(t, tab, shots, tc.shot)
 		}
 	}
+	if errors.Is(browserCtx.Err(), context.DeadlineExceeded) {
+		t.Fatal("the browser session ran out of time")
+	}
+}
+
+// TestVisibilityInBrowser: the projector and a student's page follow the
+// teacher's visibility without a reload, with pseudonyms (-pseudonyms, the
+// secret from the environment): sembunyi shows the progress and who joined,
+// as aliases in alphabetical order, and no board, and the student their own
+// score and alias but no rank; tampil shows the board of aliases and the
+// student's rank; akhir hides the board again until the finish, then shows
+// the podium and the whole board, every name an alias.
+func TestVisibilityInBrowser(t *testing.T) {
+	path := browser()
+	if path == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("no Chromium found; .ci/run installs the chromium package")
+		}
+		t.Skip("no Chromium found (set CHROME_PATH, or install the chromium package)")
+	}
+	mini := miniredis.RunT(t)
+	clock := time.Now().Truncate(time.Millisecond)
+	mini.SetTime(clock)
+	client, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{mini.Addr()}, DisableCache: true, ForceSingleClient: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	secret := "kelas-8a-rahasia-2026"
+	base := startServer(t, mini.Addr(), []string{"KUIS_PSEUDONYM_SECRET=" + secret}, "-pseudonyms", "-visibility", "sembunyi")
+	alias := func(name string) string { return kuis.Pseudonym([]byte(secret), name) }
+	store, err := kuis.New(client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	board, err := store.Board(quizID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	meta, err := store.Meta(quizID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// Ali 20 first, Budi and Citra 10: in alphabetical order of names the
+	// aliases would be Ali, Budi, Citra; the page sorts the aliases.
+	for _, a := range []struct {
+		name string
+		q    int
+	}{{"Ali", 1}, {"Citra", 1}, {"Ali", 2}, {"Budi", 2}} {
+		if _, err := board.RecordAnswer(ctx, a.name, a.q); err != nil {
+			t.Fatal(err)
+		}
+		clock = clock.Add(time.Millisecond)
+		mini.SetTime(clock)
+	}
+	joined := []string{alias("Ali"), alias("Budi"), alias("Citra")}
+	slices.Sort(joined)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path),
+		chromedp.NoSandbox, chromedp.WindowSize(1000, 760))
+	alloc, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer cancelAlloc()
+	browserCtx, cancelBrowser := chromedp.NewContext(alloc)
+	defer cancelBrowser()
+	browserCtx, cancelTimeout := context.WithTimeout(browserCtx, 3*time.Minute)
+	defer cancelTimeout()
+	shots := screenshots(t)
+	set := func(v kuis.Visibility) {
+		t.Helper()
+		if err := meta.SetVisibility(ctx, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hidden := func(page context.Context, id, want string) {
+		t.Helper()
+		if _, err := waitFor(page, fmt.Sprintf(`String(document.getElementById(%q).hidden)`, id), want); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The page never shows a name the class typed.
+	noNames := `String(["Ali", "Budi", "Citra"].some((n) => document.body.innerText.split(/\s+/).includes(n)))`
+
+	// sembunyi: progress and who joined, no board.
+	page := open(t, browserCtx, base+"/")
+	waitTexts(t, page, map[string]string{
+		"#hiddennote":   "The teacher hides the board",
+		"#participants": "3",
+		"#answers":      "4",
+		"#joined":       strings.Join(joined, ""),
+	})
+	hidden(page, "board", "true")
+	if _, err := waitFor(page, noNames, "false"); err != nil {
+		t.Fatal(err)
+	}
+	screenshot(t, page, shots, "hidden.png")
+	if _, err := chromedp.Run(page, chromedp.Evaluate[string](`window.notReloaded = "yes"`)); err != nil {
+		t.Fatal(err)
+	}
+	student := open(t, browserCtx, base+"/me?name=Budi")
+	waitTexts(t, student, map[string]string{
+		"#name":      "Budi",
+		"#aliasname": alias("Budi"),
+		"#score":     "10 points",
+		"#rank":      "ranks are hidden",
+	})
+	visible(t, student, "alias")
+	screenshot(t, student, shots, "student-alias.png")
+
+	// tampil: the board, of aliases, without a reload.
+	set(kuis.VisibilityShown)
+	waitTexts(t, page, map[string]string{
+		`#board tbody tr:first-child .name`:  alias("Ali"),
+		`#board tbody tr:nth-child(2) .name`: alias("Citra"), // 10 before Budi
+		`#board tbody tr:nth-child(3) .name`: alias("Budi"),
+	})
+	hidden(page, "hiddennote", "true")
+	hidden(page, "joinedbox", "true")
+	waitTexts(t, student, map[string]string{"#rank": "rank 2 of 3"})
+	screenshot(t, page, shots, "pseudonyms.png")
+
+	// akhir: hidden again while the quiz runs, then the board at the finish.
+	set(kuis.VisibilityAtEnd)
+	waitTexts(t, page, map[string]string{"#hiddennote": "The board is shown when the quiz is finished"})
+	hidden(page, "board", "true")
+	waitTexts(t, student, map[string]string{"#rank": "ranks are hidden"})
+	if err := meta.Finish(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitTexts(t, page, map[string]string{
+		"#status":                       "finished",
+		"#podium li:nth-child(1) .name": alias("Ali"),
+		"#podium li:nth-child(2) .name": alias("Citra"),
+		"#podium li:nth-child(3) .name": alias("Budi"),
+	})
+	hidden(page, "hiddennote", "true")
+	visible(t, page, "board")
+	if _, err := waitFor(page, `String(document.querySelectorAll("#board tbody tr").length)`, "3"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitFor(page, noNames, "false"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := waitFor(page, `String(window.notReloaded)`, "yes"); err != nil {
+		t.Fatal("the page was reloaded: ", err)
+	}
+	waitTexts(t, student, map[string]string{"#status": "finished", "#rank": "rank 2 of 3"})
+	screenshot(t, page, shots, "podium-pseudonyms.png")
 	if errors.Is(browserCtx.Err(), context.DeadlineExceeded) {
 		t.Fatal("the browser session ran out of time")
 	}
