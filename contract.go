@@ -173,6 +173,7 @@ var operations = []operation{
 		[]script.Script{script.Recap, script.PurgeQuiz}, "O(N)", operator},
 	{"purge the namespace", "Store.Purge", []string{"SCAN", "UNLINK", "CLUSTER|SHARDS", "CLUSTER|NODES"}, nil, "O(K)", operator},
 	{"list the quizzes", "Store.Quizzes", []string{"SCAN", "CLUSTER|SHARDS", "CLUSTER|NODES"}, nil, "O(K)", operator},
+	{"list the courses", "Store.Courses", []string{"SCAN", "CLUSTER|SHARDS", "CLUSTER|NODES"}, nil, "O(K)", operator},
 	{"rank teams on the board", "Board.Teams", []string{"HLEN", "ZMSCORE"}, nil, "O(M)", everyone},
 	{"fold a finished quiz into a course", "Course.Fold", []string{"HGET", "HMGET", "HSCAN", "WAIT"}, course, "O(M log N)", operator},
 	{"take a quiz out of a course", "Course.Unfold", []string{"HSCAN", "HGET", "WAIT"}, course, "O(Q + M log N)", operator},

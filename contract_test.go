@@ -289,6 +289,7 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 		return err
 	})
 	do("Store.Quizzes", func(s *kuis.Store) error { _, err := s.Quizzes(e.ctx); return err })
+	do("Store.Courses", func(s *kuis.Store) error { _, err := s.Courses(e.ctx); return err })
 	do("Board.Live", func(s *kuis.Store) error {
 		b, _ := quiz(s, id)
 		for _, err := range b.Live(e.ctx, 3, time.Minute) {

@@ -10,7 +10,7 @@
 // each a stable ID and a name no other in the class looks like ([ForClass]
 // names a quiz's class); it runs the operations on
 // a whole quiz or namespace that an operator needs (Recap, Audit, Repair,
-// PurgeQuiz, Purge, Quizzes, Stats). [ACLRules] makes the Redis users of the
+// PurgeQuiz, Purge, Quizzes, Courses, Stats). [ACLRules] makes the Redis users of the
 // three roles, so that the server holds the contract's separation too.
 //
 // # Key schema
@@ -82,6 +82,7 @@
 //	| archive and purge a quiz | Store.PurgeQuiz | WATCH, HGETALL, ZCARD, ZSCAN, SSCAN, XRANGE, MULTI, EXEC, UNWATCH, WAIT; recap.lua (HGETALL, ZCARD, SCARD, XLEN, ZRANGE, SMEMBERS, XRANGE); purge_quiz.lua (UNLINK, HMGET, EXISTS, XRANGE) | O(N) |
 //	| purge the namespace | Store.Purge | SCAN, UNLINK, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //	| list the quizzes | Store.Quizzes | SCAN, CLUSTER SHARDS, CLUSTER NODES | O(K) |
+//	| list the courses | Store.Courses | SCAN, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //	| rank teams on the board | Board.Teams | HLEN, ZMSCORE | O(M) |
 //	| fold a finished quiz into a course | Course.Fold | HGET, HMGET, HSCAN, WAIT; course_check.lua (); course.lua (ZCARD, HLEN, HGET, HMGET, ZMSCORE, HSET, ZADD, TIME, HKEYS, HEXISTS, HDEL, ZREM) | O(M log N) |
 //	| take a quiz out of a course | Course.Unfold | HSCAN, HGET, WAIT; course_check.lua (); course.lua (ZCARD, HLEN, HGET, HMGET, ZMSCORE, HSET, ZADD, TIME, HKEYS, HEXISTS, HDEL, ZREM) | O(Q + M log N) |

@@ -28,19 +28,21 @@ import (
 	"github.com/redis/rueidis"
 )
 
-// sentinels are all the library's sentinel errors.
-var sentinels = []error{
+// Sentinels are all the library's sentinel errors: one list for the tests
+// inside the package and those of package kuis_test.
+var Sentinels = []error{
 	ErrInvalidQuizID, ErrInvalidNamespace, ErrInvalidParticipant, ErrInvalidMeta, ErrInvalidQuestion,
 	ErrInvalidRange, ErrNoClient, ErrQuizExists, ErrQuizNotFound, ErrQuizFinished, ErrQuizRunning,
 	ErrNotOnBoard, ErrNoArchive, ErrCorrupt, ErrNeedsHashTag, ErrForbidden,
 	ErrInvalidCourseID, ErrConflict, ErrInvalidTeam, ErrQuizChanged, ErrBusy, ErrUnavailable,
 	ErrNeedsClusterClient, ErrInvalidOption, ErrNotReplicated,
+	ErrInvalidClassID, ErrInvalidStudent, ErrNameTaken, ErrNotEnrolled,
 }
 
 // matched lists the sentinels err wraps.
 func matched(err error) []error {
 	var out []error
-	for _, s := range sentinels {
+	for _, s := range Sentinels {
 		if errors.Is(err, s) {
 			out = append(out, s)
 		}

@@ -18,11 +18,11 @@ import (
 	"github.com/kuisboard/kuis"
 )
 
-// sentinelsOf lists the library sentinels (store_test.go) err wraps: a
+// sentinelsOf lists the library sentinels (kuis.Sentinels, fuzz_test.go) err wraps: a
 // refusal wraps exactly one.
 func sentinelsOf(err error) []error {
 	var out []error
-	for _, s := range sentinels {
+	for _, s := range kuis.Sentinels {
 		if errors.Is(err, s) {
 			out = append(out, s)
 		}

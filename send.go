@@ -18,7 +18,8 @@ import (
 
 // Every command of the library goes through send, sendReads or runScript:
 // the one place that decides what may be sent again, where, and after what
-// pause (backoff), and that waits for replicas with WithReplicas.
+// pause (backoff), that bounds how long a node may stay silent (watch), and
+// that waits for replicas with WithReplicas.
 //
 // rueidis shares the dial and handshake of a new connection among the callers
 // waiting for it, under the first caller's context. When that context ends

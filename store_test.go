@@ -176,14 +176,6 @@ func TestLongestIDAndNamespaceRunALifeCycle(t *testing.T) {
 	}
 }
 
-// sentinels is every error the library's errors wrap.
-var sentinels = []error{
-	kuis.ErrInvalidQuizID, kuis.ErrInvalidNamespace, kuis.ErrInvalidOption, kuis.ErrInvalidParticipant, kuis.ErrInvalidMeta,
-	kuis.ErrInvalidQuestion, kuis.ErrInvalidRange, kuis.ErrNoClient, kuis.ErrQuizExists,
-	kuis.ErrQuizNotFound, kuis.ErrQuizFinished, kuis.ErrQuizRunning, kuis.ErrNotOnBoard,
-	kuis.ErrNoArchive, kuis.ErrCorrupt, kuis.ErrNeedsHashTag, kuis.ErrForbidden,
-}
-
 // TestErrorMessages provokes errors of every kind and checks their text: one
 // short line, the quiz and participant quoted (a long one cut to 64 bytes and
 // "…"), no Redis key but for ErrCorrupt, no part said twice, and exactly one
@@ -252,7 +244,7 @@ func TestErrorMessages(t *testing.T) {
 			continue
 		}
 		msg := tt.err.Error()
-		for _, s := range sentinels {
+		for _, s := range kuis.Sentinels {
 			if want := errors.Is(s, tt.sentinel); errors.Is(tt.err, s) != want {
 				t.Errorf("%s: errors.Is(%q, %q) = %v", tt.name, msg, s, !want)
 			}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/kuisboard/kuis"
 )
@@ -396,8 +397,8 @@ and unfolding its quiz removes it.`,
 var errNothingFolded = errors.New("nothing folded")
 
 var cmdCoursePurge = &command{
-	usageLine: "purge COURSE -archive DIR [-delimiter C]",
-	short:     "archive a course to files, then delete its keys",
+	usageLine: "purge (COURSE | -older-than AGE) -archive DIR [-delimiter C]",
+	short:     "archive a course, or every course last folded long ago, to files, then delete its keys",
 	long: `
 Purges the course (Course.Purge): takes its recap, writes its archive in
 DIR/<course>/, and only once the archive is on disk deletes the course's
@@ -410,13 +411,31 @@ each written, flushed and renamed as purge writes a quiz's, readable by their
 owner only. A directory holding another quiz's or course's archive is
 refused. A course with nothing folded (purged before, say) has nothing to
 archive: an archive of it in DIR is kept. Prints COURSE: archived in
-DIR/<course>, N keys deleted.`,
+DIR/<course>, N keys deleted.
+
+With -older-than AGE instead of COURSE (a retention policy), purges each
+course of the namespace (Store.Courses) whose last fold is older than AGE:
+its latest quiz instance's fold time (CourseQuiz.FoldedAt, the server's
+time when the fold was complete), taken from the same recap that is
+archived. AGE is a whole number of days (30d) or a Go duration (720h), and
+the cut is this machine's clock minus AGE, read once as the run starts, as
+kuis purge -older-than reads it. A course folded into at or after the cut is
+kept without a line; one holding a fold or unfold stopped midway is kept,
+with the line COURSE: a fold in parts: kept (fold or unfold that quiz again,
+as kuis course audit says). A course that failed has its line on stderr,
+exit status 1; the others are still purged.`,
 	flag: func(fs *flag.FlagSet) runFunc {
 		dir := fs.String("archive", "", "archive the course in `DIR`/<course>/ before deleting it (required)")
 		delimiter := delimiterFlag(fs)
+		olderThan := ageFlag(fs, "courses last folded")
 		return func(ctx context.Context, c *cli, args []string) error {
-			if err := courseArgs("course purge", args, 0, 0, ""); err != nil {
-				return err
+			switch {
+			case *olderThan != 0 && len(args) > 0:
+				return usagef("kuis course purge: COURSE and -older-than: give one of them")
+			case *olderThan == 0:
+				if err := courseArgs("course purge", args, 0, 0, ""); err != nil {
+					return err
+				}
 			}
 			if *dir == "" {
 				return usagef("kuis course purge: no -archive DIR: a course is purged only after it is archived")
@@ -428,18 +447,59 @@ DIR/<course>, N keys deleted.`,
 			if err := ensureDir(*dir); err != nil {
 				return fmt.Errorf("kuis: course purge: archive directory: %w", err)
 			}
-			course, err := open(ctx, c, "course purge", args[0], (*kuis.Store).Course)
-			if err != nil {
+			if *olderThan == 0 {
+				course, err := open(ctx, c, "course purge", args[0], (*kuis.Store).Course)
+				if err != nil {
+					return err
+				}
+				if err := c.coursePurge(ctx, course, *dir, opts, time.Time{}); err != nil {
+					return c.fail("course purge "+args[0], err)
+				}
+				return nil
+			}
+			cut := olderThan.cut(time.Now())
+			if err := c.connect(ctx); err != nil {
 				return err
 			}
-			return c.coursePurge(ctx, course, *dir, opts)
+			sctx, cancel := c.step(ctx)
+			ids, err := c.store.Courses(sctx)
+			cancel()
+			if err != nil {
+				return c.fail("course purge", err)
+			}
+			failed := 0
+			for i, id := range ids {
+				if ctx.Err() != nil {
+					return &exitError{code: 1, msg: fmt.Sprintf("kuis: course purge: interrupted, %d course(s) not done", len(ids)-i)}
+				}
+				course, err := c.store.Course(id)
+				if err == nil {
+					err = c.coursePurge(ctx, course, *dir, opts, cut)
+				}
+				if err != nil {
+					c.report("course purge "+id, err)
+					failed++
+				}
+			}
+			if failed > 0 {
+				return errReported
+			}
+			return nil
 		}
 	},
 }
 
+// errFoldedLater and errFoldInParts stop course purge's archive of a course
+// that a retention cut keeps: nothing is archived or deleted for it.
+var (
+	errFoldedLater = errors.New("folded into after the cut")
+	errFoldInParts = errors.New("a fold in parts")
+)
+
 // coursePurge archives course in dir, its CSV file written with opts, and
-// deletes its keys.
-func (c *cli) coursePurge(ctx context.Context, course *kuis.Course, dir string, opts []kuis.CSVOption) error {
+// deletes its keys. When cut is not zero, only a course whose recap's
+// latest fold is before cut, and that holds no fold in parts, is purged.
+func (c *cli) coursePurge(ctx context.Context, course *kuis.Course, dir string, opts []kuis.CSVOption, cut time.Time) error {
 	id := course.Keys().CourseID()
 	sctx, cancel := c.step(ctx)
 	defer cancel()
@@ -447,6 +507,11 @@ func (c *cli) coursePurge(ctx context.Context, course *kuis.Course, dir string, 
 	n, err := course.Purge(sctx, func(_ context.Context, r kuis.CourseRecap) error {
 		if len(r.Standings) == 0 && len(r.Quizzes) == 0 && len(r.Entries) == 0 {
 			return errNothingFolded
+		}
+		if !cut.IsZero() {
+			if err := retained(r, cut); err != nil {
+				return err
+			}
 		}
 		a, err := newArchive(r, opts...)
 		if err != nil {
@@ -456,6 +521,11 @@ func (c *cli) coursePurge(ctx context.Context, course *kuis.Course, dir string, 
 		return err
 	})
 	switch {
+	case errors.Is(err, errFoldedLater):
+		return nil
+	case errors.Is(err, errFoldInParts):
+		fmt.Fprintf(c.stdout, "%s: %v: kept\n", visible(id), errFoldInParts)
+		return nil
 	case errors.Is(err, errNothingFolded) && archived(dir, owner{"course", id}, names(courseFiles)):
 		cdir, _ = archiveDir(dir, id)
 		fmt.Fprintf(c.stdout, "%s: archived in %s before, no keys left\n", visible(id), visible(cdir))
@@ -464,8 +534,35 @@ func (c *cli) coursePurge(ctx context.Context, course *kuis.Course, dir string, 
 		fmt.Fprintf(c.stdout, "%s: nothing folded: nothing to archive, no keys deleted\n", visible(id))
 		return nil
 	case err != nil:
-		return c.fail("course purge "+id, err)
+		return err
 	}
 	fmt.Fprintf(c.stdout, "%s: archived in %s, %d keys deleted\n", visible(id), visible(cdir), n)
+	return nil
+}
+
+// retained is why a retention cut keeps the course recapped in r: a fold in
+// parts (a ledger entry of an instance that Quizzes does not list, or no
+// instance listed at all), or a fold at or after cut; nil when its every
+// fold is complete and the latest is before cut.
+func retained(r kuis.CourseRecap, cut time.Time) error {
+	complete := map[[2]string]bool{}
+	var last time.Time
+	for _, q := range r.Quizzes {
+		complete[[2]string{q.QuizID, q.Instance}] = true
+		if q.FoldedAt.After(last) {
+			last = q.FoldedAt
+		}
+	}
+	for _, e := range r.Entries {
+		if !complete[[2]string{e.QuizID, e.Instance}] {
+			return errFoldInParts
+		}
+	}
+	switch {
+	case len(r.Quizzes) == 0:
+		return errFoldInParts
+	case !last.Before(cut):
+		return errFoldedLater
+	}
 	return nil
 }

@@ -609,3 +609,123 @@ func TestPurgeIntoCourse(t *testing.T) {
 		t.Errorf("purge -course of a quiz purged and folded (-want +got):\n%s", diff)
 	}
 }
+
+// foldedAt sets the fold time that course id's quiz index holds for each
+// instance of quiz (the marker's last field, folded_ms) to at, behind the
+// library's back: a fold in the past, which no server's clock can be set
+// back to write. The zero time marks the fold as in parts.
+func (tg *target) foldedAt(id, quiz string, at time.Time) {
+	tg.t.Helper()
+	k := tg.course(id).Keys()
+	res, err := tg.client.Do(tg.ctx, tg.client.B().Hgetall().Key(k.Quizzes()).Build()).AsStrMap()
+	if err != nil {
+		tg.t.Fatal(err)
+	}
+	ms := "0"
+	if !at.IsZero() {
+		ms = strconv.FormatInt(at.UnixMilli(), 10)
+	}
+	n := 0
+	for field, marker := range res {
+		if !strings.HasPrefix(field, quiz+"@") {
+			continue
+		}
+		parts := strings.Fields(marker)
+		parts[len(parts)-1] = ms
+		tg.raw("HSET", k.Quizzes(), field, strings.Join(parts, " "))
+		n++
+	}
+	if n == 0 {
+		tg.t.Fatalf("course %s holds no instance of %s", id, quiz)
+	}
+}
+
+// TestCoursePurgeOlderThan: course purge -older-than purges exactly the
+// courses of the namespace whose latest fold is before the cut, each
+// archived; a course with a fold after the cut (beside older ones), one
+// folded just now and one holding a fold in parts keep every key, the last
+// listed as such.
+func TestCoursePurgeOlderThan(t *testing.T) {
+	tg := newTarget(t)
+	dir := t.TempDir()
+	day := 24 * time.Hour
+	now := time.Now()
+	tg.reference("kuis-01", true)
+	tg.quiz("kuis-02", "Kuis 2", 2, [][]string{{"Ali", "Eka"}, {"Eka"}}, true)
+	fold := map[string][]string{"lama": {"kuis-01", "kuis-02"}, "campur": {"kuis-01", "kuis-02"}, "baru": {"kuis-01"}, "setengah": {"kuis-01", "kuis-02"}, "tua": {"kuis-02"}}
+	for course, quizzes := range fold {
+		tg.must(append([]string{"course", "fold", course}, quizzes...)...)
+	}
+	tg.foldedAt("lama", "kuis-01", now.Add(-40*day))
+	tg.foldedAt("lama", "kuis-02", now.Add(-31*day)) // the latest fold decides
+	tg.foldedAt("tua", "kuis-02", now.Add(-400*day))
+	tg.foldedAt("campur", "kuis-01", now.Add(-40*day))
+	tg.foldedAt("campur", "kuis-02", now.Add(-29*day))
+	tg.foldedAt("setengah", "kuis-01", now.Add(-40*day))
+	tg.foldedAt("setengah", "kuis-02", time.Time{}) // beside an old fold, one in parts
+	recaps := map[string]kuis.CourseRecap{}
+	for course := range fold {
+		vs, err := tg.course(course).Audit(tg.ctx)
+		if course != "setengah" && (err != nil || len(vs) > 0) {
+			t.Fatalf("audit of course %s as written: %v %v", course, vs, err)
+		}
+		if recaps[course], err = tg.course(course).Recap(tg.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	r := tg.kuis("course", "purge", "-older-than", "30d", "-archive", dir)
+	want := []string{
+		"lama: archived in " + filepath.Join(dir, "lama") + ", 4 keys deleted",
+		"setengah: a fold in parts: kept",
+		"tua: archived in " + filepath.Join(dir, "tua") + ", 3 keys deleted",
+	}
+	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || r.code != 0 || r.stderr != "" {
+		t.Errorf("course purge -older-than 30d: exit %d, stderr %q; stdout (-want +got):\n%s", r.code, r.stderr, diff)
+	}
+	checkCourseArchive(t, dir, recaps["lama"])
+	checkCourseArchive(t, dir, recaps["tua"])
+	for course, kept := range map[string]bool{"lama": false, "tua": false, "campur": true, "baru": true, "setengah": true} {
+		got, err := tg.course(course).Recap(tg.ctx)
+		switch {
+		case err != nil:
+			t.Errorf("course %s after the purge: %v", course, err)
+		case kept && !cmp.Equal(recaps[course], got, cmpopts.IgnoreFields(kuis.CourseRecap{}, "TakenAt")):
+			t.Errorf("course %s changed: %s", course, cmp.Diff(recaps[course], got, cmpopts.IgnoreFields(kuis.CourseRecap{}, "TakenAt")))
+		case !kept && (len(got.Standings) > 0 || len(got.Quizzes) > 0 || len(got.Entries) > 0):
+			t.Errorf("course %s purged, yet it holds %+v", course, got)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var archived []string
+	for _, e := range entries {
+		archived = append(archived, e.Name())
+	}
+	if diff := cmp.Diff([]string{"lama", "tua"}, archived); diff != "" {
+		t.Errorf("archive directory holds (-want +got):\n%s", diff)
+	}
+
+	r = tg.kuis("course", "purge", "-older-than", "28d", "-archive", dir)
+	want = []string{
+		"campur: archived in " + filepath.Join(dir, "campur") + ", 4 keys deleted",
+		"setengah: a fold in parts: kept",
+	}
+	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || r.code != 0 || r.stderr != "" {
+		t.Errorf("course purge -older-than 28d: exit %d, stderr %q; stdout (-want +got):\n%s", r.code, r.stderr, diff)
+	}
+	checkCourseArchive(t, dir, recaps["campur"])
+	if n, err := tg.course("baru").Len(tg.ctx); err != nil || n != 4 {
+		t.Errorf("course baru after the purges: %d participants, %v; want 4", n, err)
+	}
+
+	for _, args := range [][]string{{"ipa-8a", "-older-than", "30d"}, {"-older-than", "1.5d"}} {
+		r := runKuis(nil, append([]string{"-addr", unreachable, "course", "purge", "-archive", dir}, args...)...)
+		if r.code != 2 || r.stdout != "" {
+			t.Errorf("course purge %q: exit %d, stdout %q", args, r.code, r.stdout)
+		}
+		oneLine(t, "course purge "+strings.Join(args, " "), r.stderr, "kuis course purge: ")
+	}
+}

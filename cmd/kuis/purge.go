@@ -10,12 +10,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/kuisboard/kuis"
 )
 
 var cmdPurge = &command{
-	usageLine: "purge (QUIZ... | -finished) -archive DIR [-course COURSE] [-delimiter C]",
+	usageLine: "purge (QUIZ... | -finished [-older-than AGE]) -archive DIR [-course COURSE] [-delimiter C]",
 	short:     "archive finished quizzes to files (and fold them into their course), then delete their keys",
 	long: `
 For each quiz (Store.PurgeQuiz): takes its recap, writes its archive in
@@ -49,6 +50,18 @@ before every other), folded, when it names a course or with -course, from
 that archived recap.json (kuis course fold -from-archive folds another). A
 running quiz is refused: finish it first.
 
+With -older-than AGE (only with -finished: a retention policy), purges only
+the quizzes that finished longer ago than AGE, by the log's finish entry
+(Recap.FinishedAt, the server's time of Finish), taken from the same recap
+that is archived: AGE is a whole number of days (30d; a day is 24 hours) or
+a Go duration (720h), and the cut is this machine's clock minus AGE, read
+once as the run starts. A quiz that finished at or after the cut is kept,
+without a line; a finished quiz whose log holds no finish entry (its status
+set by hand, or finished before the log existed) has no finish time: it is
+kept, with the line quiz: no finish time in its log: kept. Running quizzes
+are never listed. Each finished quiz's recap is read to learn its finish
+time, so a run costs a recap of every finished quiz, kept ones included.
+
 Prints one line per quiz purged: quiz: archived in DIR/<quiz>/<instance>,
 folded into COURSE, N keys deleted. Exit status 1 when a quiz failed (each
 has its line on stderr); the others are still purged.`,
@@ -57,9 +70,17 @@ has its line on stderr); the others are still purged.`,
 		dir := fs.String("archive", "", "archive each quiz in `DIR`/<quiz>/<instance>/ before deleting it (required)")
 		courseID := fs.String("course", "", "fold each quiz that names no course into the course `COURSE` before deleting it")
 		delimiter := delimiterFlag(fs)
+		olderThan := ageFlag(fs, "quizzes finished")
 		return func(ctx context.Context, c *cli, args []string) error {
 			if err := needQuizzes("purge", args, *finished, "-finished"); err != nil {
 				return err
+			}
+			if *olderThan != 0 && !*finished {
+				return usagef("kuis purge: -older-than needs -finished: it selects among the namespace's finished quizzes")
+			}
+			var cut time.Time // zero: no retention cut
+			if *olderThan != 0 {
+				cut = olderThan.cut(time.Now())
 			}
 			if *dir == "" {
 				return usagef("kuis purge: no -archive DIR: a quiz is purged only after it is archived")
@@ -83,7 +104,7 @@ has its line on stderr); the others are still purged.`,
 			if err != nil {
 				return err
 			}
-			purged, err := c.each(ctx, "purge", "purge", ids, func(ctx context.Context, id string) error { return c.purge(ctx, *dir, id, course, opts) })
+			purged, err := c.each(ctx, "purge", "purge", ids, func(ctx context.Context, id string) error { return c.purge(ctx, *dir, id, course, opts, cut) })
 			if err == nil && failed+purged > 0 {
 				return errReported
 			}
@@ -92,12 +113,28 @@ has its line on stderr); the others are still purged.`,
 	},
 }
 
+// errNoFinishTime and errFinishedLater stop purge's archive of a quiz that
+// a retention cut keeps: nothing is archived, folded or deleted for it.
+var (
+	errNoFinishTime  = errors.New("no finish time in its log")
+	errFinishedLater = errors.New("finished after the cut")
+)
+
 // purge archives quiz id in dir, its CSV files written with opts, folds it
 // into the course it names, else into course when not nil, and deletes its
-// keys, within ctx.
-func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course, opts []kuis.CSVOption) error {
+// keys, within ctx. When cut is not zero, only a quiz whose recap says it
+// finished before cut is purged; another is kept, and one without a finish
+// time says so.
+func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course, opts []kuis.CSVOption, cut time.Time) error {
 	qdir, folded := "", ""
 	n, err := c.store.PurgeQuiz(ctx, id, func(ctx context.Context, r kuis.Recap) error {
+		switch {
+		case cut.IsZero():
+		case r.FinishedAt.IsZero():
+			return errNoFinishTime
+		case !r.FinishedAt.Before(cut):
+			return errFinishedLater
+		}
 		into, err := c.courseFor(r, course)
 		if err != nil {
 			return err
@@ -117,6 +154,11 @@ func (c *cli) purge(ctx context.Context, dir, id string, course *kuis.Course, op
 	})
 	var other *kuis.ConflictError
 	switch {
+	case errors.Is(err, errFinishedLater):
+		return nil
+	case errors.Is(err, errNoFinishTime):
+		fmt.Fprintf(c.stdout, "%s: %v: kept\n", visible(id), errNoFinishTime)
+		return nil
 	case errors.As(err, &other) && other.Reason == kuis.ConflictCourse:
 		return other // nothing was archived, folded or deleted: no more words needed
 	case errors.Is(err, kuis.ErrQuizNotFound):

@@ -2,14 +2,18 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis"
+	"github.com/kuisboard/kuis/internal/wire"
 )
 
 // TestPurge: a running quiz is refused and kept; finished ones are archived,
@@ -366,5 +370,153 @@ func TestPurgeDelimiter(t *testing.T) {
 			t.Fatal(err)
 		}
 		sameRecords(t, f.name, ';', got[f.name], string(plain))
+	}
+}
+
+// finishedQuiz writes, behind the library's back, quiz id as Create,
+// RecordAnswer and Finish would have written it had the server's clock read
+// started then, each of names answering question 1 a millisecond apart, and
+// the finish at finished: a quiz finished in the past, which no server's
+// clock can be set back to write. It fails the test unless Audit finds the
+// quiz clean.
+func (tg *target) finishedQuiz(id string, started, finished time.Time, names ...string) {
+	tg.t.Helper()
+	k := tg.keys(id)
+	ms := started.UnixMilli()
+	tg.raw("HSET", k.Meta(), "judul", "Kuis "+id, "jumlah_soal", "1", "status", "selesai")
+	tg.raw("XADD", k.Log(), fmt.Sprintf("%d-0", ms), "status", "berjalan")
+	for i, name := range names {
+		at := ms + int64(i) + 1
+		tg.raw("ZINCRBY", k.Board(), "10", name)
+		tg.raw("SADD", k.Answers(), "1:"+name)
+		tg.raw("ZADD", k.Order(), strconv.FormatInt(wire.PlaceUnit+wire.PlaceUnit-1-at, 10), name)
+		tg.raw("XADD", k.Log(), fmt.Sprintf("%d-0", at), "peserta", name, "soal", "1", "skor", "10")
+	}
+	tg.raw("XADD", k.Log(), fmt.Sprintf("%d-0", finished.UnixMilli()), "status", "selesai")
+	vs, err := tg.store.Audit(tg.ctx, id)
+	if err != nil || len(vs) > 0 {
+		tg.t.Fatalf("audit of %s as written: %v %v", id, vs, err)
+	}
+}
+
+// TestPurgeOlderThan: -older-than purges exactly the finished quizzes whose
+// log's finish entry is before the cut (this machine's clock minus AGE),
+// each archived and folded into its course; a quiz finished after the cut,
+// a running one and one finished by a raw HSET without a finish entry keep
+// every key, the last listed as such.
+func TestPurgeOlderThan(t *testing.T) {
+	tg := newTarget(t)
+	dir := t.TempDir()
+	day := 24 * time.Hour
+	now := time.Now()
+	tg.finishedQuiz("lama-40", now.Add(-41*day), now.Add(-40*day), "Ali", "Budi")
+	tg.finishedQuiz("lama-31", now.Add(-31*day-time.Hour), now.Add(-31*day), "Citra")
+	tg.finishedQuiz("baru-29", now.Add(-30*day), now.Add(-29*day), "Dewi") // started before the cut, finished after it
+	tg.reference("baru-0", true)                                           // finished just now
+	tg.reference("jalan", false)
+	tg.reference("tanpa-akhir", false)
+	tg.raw("HSET", tg.keys("tanpa-akhir").Meta(), "status", "selesai") // finished without a finish entry
+	course := tg.course("ipa-8a")
+	recaps := map[string]kuis.Recap{}
+	for _, id := range []string{"lama-40", "lama-31"} {
+		recaps[id] = tg.recapOf(id)
+	}
+
+	r := tg.kuis("purge", "-finished", "-older-than", "30d", "-archive", dir, "-course", "ipa-8a")
+	want := []string{
+		"lama-31: archived in " + instanceDir(dir, recaps["lama-31"]) + ", folded into ipa-8a, 5 keys deleted",
+		"lama-40: archived in " + instanceDir(dir, recaps["lama-40"]) + ", folded into ipa-8a, 5 keys deleted",
+		"tanpa-akhir: no finish time in its log: kept",
+	}
+	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || r.code != 0 || r.stderr != "" {
+		t.Errorf("purge -older-than 30d: exit %d, stderr %q; stdout (-want +got):\n%s", r.code, r.stderr, diff)
+	}
+	for id, kept := range map[string]bool{"lama-40": false, "lama-31": false, "baru-29": true, "baru-0": true, "jalan": true, "tanpa-akhir": true} {
+		if tg.exists(id) != kept {
+			t.Errorf("after purge -older-than, %s exists: %v, want %v", id, !kept, kept)
+		}
+	}
+	checkArchive(t, dir, recaps["lama-40"])
+	checkArchive(t, dir, recaps["lama-31"])
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var archived []string
+	for _, e := range entries {
+		archived = append(archived, e.Name())
+	}
+	if diff := cmp.Diff([]string{"lama-31", "lama-40"}, archived); diff != "" {
+		t.Errorf("archive directory holds (-want +got):\n%s", diff)
+	}
+	board, err := course.Standings(tg.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(standings("Citra", 10, "Budi", 10, "Ali", 10), board); diff != "" {
+		t.Errorf("course board after the purge (-want +got):\n%s", diff)
+	}
+
+	// Nothing is left before the cut: a second run purges nothing, and a
+	// shorter age reaches the quiz finished 29 days ago.
+	r = tg.kuis("purge", "-finished", "-older-than", "720h", "-archive", dir)
+	if diff := cmp.Diff([]string{"tanpa-akhir: no finish time in its log: kept"}, lines(r.stdout)); diff != "" || r.code != 0 {
+		t.Errorf("purge -older-than 720h again: exit %d, stderr %q; stdout (-want +got):\n%s", r.code, r.stderr, diff)
+	}
+	baru29 := tg.recapOf("baru-29")
+	r = tg.kuis("purge", "-finished", "-older-than", "28d", "-archive", dir)
+	want = []string{
+		"baru-29: archived in " + instanceDir(dir, baru29) + ", 5 keys deleted",
+		"tanpa-akhir: no finish time in its log: kept",
+	}
+	if diff := cmp.Diff(want, lines(r.stdout)); diff != "" || r.code != 0 {
+		t.Errorf("purge -older-than 28d: exit %d, stderr %q; stdout (-want +got):\n%s", r.code, r.stderr, diff)
+	}
+	checkArchive(t, dir, baru29)
+	for _, id := range []string{"baru-0", "jalan", "tanpa-akhir"} {
+		if !tg.exists(id) {
+			t.Errorf("purge -older-than 28d deleted %s", id)
+		}
+	}
+}
+
+// TestPurgeOlderThanUsage: an age kuis cannot read, or -older-than without
+// -finished, is a usage error found before connecting.
+func TestPurgeOlderThanUsage(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"without -finished", []string{"kuis-01", "-older-than", "30d"}, "kuis purge: -older-than needs -finished"},
+		{"fraction of a day", []string{"-finished", "-older-than", "1.5d"}, "kuis purge: invalid value \"1.5d\" for flag -older-than: \"1.5d\": days are whole"},
+		{"zero days", []string{"-finished", "-older-than", "0d"}, "kuis purge: invalid value \"0d\" for flag -older-than: must be more than zero"},
+		{"negative", []string{"-finished", "-older-than", "-5h"}, "kuis purge: invalid value \"-5h\" for flag -older-than: must be more than zero"},
+		{"no unit", []string{"-finished", "-older-than", "30"}, "kuis purge: invalid value \"30\" for flag -older-than: \"30\": want a whole number of days"},
+		{"a word", []string{"-finished", "-older-than", "month"}, "kuis purge: invalid value \"month\" for flag -older-than"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runKuis(nil, append([]string{"-addr", unreachable, "purge", "-archive", t.TempDir()}, tc.args...)...)
+			if r.code != 2 || r.stdout != "" {
+				t.Errorf("exit %d, stdout %q", r.code, r.stdout)
+			}
+			oneLine(t, tc.name, r.stderr, tc.want)
+		})
+	}
+}
+
+// TestAge: the ages -older-than reads, as durations.
+func TestAge(t *testing.T) {
+	for s, want := range map[string]time.Duration{"30d": 720 * time.Hour, "1d": 24 * time.Hour, "720h": 720 * time.Hour,
+		"36h30m": 36*time.Hour + 30*time.Minute, "36500d": 36500 * 24 * time.Hour} {
+		got, err := parseAge(s)
+		if err != nil || got != want {
+			t.Errorf("parseAge(%q) = %v, %v; want %v", s, got, err, want)
+		}
+	}
+	for _, s := range []string{"", "d", "1.5d", "36501d", "-1d", "0s", "1e3d", "30 d"} {
+		if got, err := parseAge(s); err == nil {
+			t.Errorf("parseAge(%q) = %v, want an error", s, got)
+		}
 	}
 }
