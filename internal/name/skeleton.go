@@ -30,6 +30,7 @@ import (
 // Skeleton of a skeleton is the skeleton itself. It returns "" for "", and
 // replaces each byte of invalid UTF-8 with U+FFFD.
 func Skeleton(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD") // NFD leaves a character after invalid bytes composed
 	return norm.NFD.String(mapEach(norm.NFD.String(s), skeletonFrom[:], skeletonEnd[:], skeletonTo))
 }
 
@@ -60,7 +61,7 @@ const maxKeyRounds = 4
 // in NFD, for storing and comparing, not for showing; Key of a key is the
 // key itself.
 func Key(name string) string {
-	s := name
+	s := strings.ToValidUTF8(name, "\uFFFD")
 	for range maxKeyRounds {
 		next := norm.NFD.String(mapEach(norm.NFD.String(norm.NFKC.String(s)), keyFrom[:], keyEnd[:], keyTo))
 		if next == s {
