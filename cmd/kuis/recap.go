@@ -3,9 +3,7 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
 	"io"
-	"path/filepath"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -128,18 +126,5 @@ func (c *cli) output(what, out string, r recap, format string, opts []kuis.CSVOp
 	if format == "json" {
 		data = append(visibleJSON(data), '\n')
 	}
-	if out == "" {
-		if _, err := c.stdout.Write(data); err != nil {
-			return fmt.Errorf("kuis: stdout: %w", err)
-		}
-		return nil
-	}
-	dir := filepath.Dir(out)
-	if err := writeFile(dir, filepath.Base(out), data); err != nil {
-		return c.fail(what, err)
-	}
-	if err := syncDir(dir); err != nil {
-		return c.fail(what, err)
-	}
-	return nil
+	return c.writeOut(what, out, data)
 }
