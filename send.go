@@ -105,7 +105,7 @@ func (s *sender) sendReads(ctx context.Context, cmds ...rueidis.Cacheable) []rue
 	})
 }
 
-// resend sends cmds with do on c under the silence bound (watched), then
+// resend sends cmds with do on c under the silence bound (watch), then
 // sends again those that may be sent again (sendable), at most sendTries
 // times in all. One that never reached the server as ctx ended answers
 // ctx's error too; one whose node fell silent answers an *unavailableError;
