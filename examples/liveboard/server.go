@@ -75,12 +75,14 @@ func (s *server) live(ctx context.Context, top int) iter.Seq2[[]kuis.Standing, e
 				if !ok {
 					return
 				}
+				// The visibility is read before the page is: a change made while
+				// the page reads it, or right after, is seen at the next tick.
+				if info, err := s.meta.Get(ctx); err == nil {
+					seen = info.Visibility
+				}
 				last, started = r, true
 				if !yield(r.top, r.err) || r.err != nil {
 					return
-				}
-				if info, err := s.meta.Get(ctx); err == nil {
-					seen = info.Visibility
 				}
 			case <-ticker.C:
 				if !started {
