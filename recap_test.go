@@ -115,14 +115,27 @@ func TestRecap(t *testing.T) {
 			t.Errorf("Recap(%q) (-want +got):\n%s", id, diff)
 		}
 		// One snapshot: one read-only script runs every read (the first call
-		// may have loaded the script, so only the second one counts).
+		// may have loaded the script, so only the second one counts). The
+		// server's statistics also count what other packages' tests send to
+		// it meanwhile, which only adds: the count is taken again, a few
+		// times, until a Recap had the server to itself.
 		if redistest.Real() && status == kuis.StatusFinished {
-			after := commandCalls(t, e.ctx, e.client, calls...)
-			for _, c := range calls {
-				after[c] -= before[c]
-			}
 			want := map[string]int64{"evalsha_ro": 1, "eval_ro": 0, "hgetall": 1, "zrange": 1, "smembers": 1, "xrange": 1}
-			if diff := cmp.Diff(want, after); diff != "" {
+			var diff string
+			for range 5 {
+				after := commandCalls(t, e.ctx, e.client, calls...)
+				for _, c := range calls {
+					after[c] -= before[c]
+				}
+				if diff = cmp.Diff(want, after); diff == "" {
+					break
+				}
+				before = commandCalls(t, e.ctx, e.client, calls...)
+				if _, err := e.store.Recap(e.ctx, id); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if diff != "" {
 				t.Errorf("commands of one Recap (-want +got):\n%s", diff)
 			}
 		}
