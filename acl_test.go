@@ -897,14 +897,8 @@ func checkWrite(t *testing.T, e *env, outside string, c rueidis.Client, role kui
 // courseReadsOf runs every read of a course, and Board.Teams of the quiz,
 // and returns the results by name (an error in place of a failed read's).
 func courseReadsOf(ctx context.Context, c *kuis.Course, b *kuis.Board) map[string]any {
-	out := map[string]any{}
-	pick := func(name string, v any, err error) {
-		if err != nil {
-			out[name] = err.Error()
-			return
-		}
-		out[name] = v
-	}
+	out := readResults{}
+	pick := out.pick
 	v1, err := c.Standings(ctx)
 	pick("Standings", v1, err)
 	v2, err := c.Page(ctx, 1, 2)
@@ -1061,14 +1055,8 @@ func TestACLCourseOperator(t *testing.T) {
 // classReadsOf runs every read of a class and returns the results by name
 // (an error in place of a failed read's).
 func classReadsOf(ctx context.Context, c *kuis.Class) map[string]any {
-	out := map[string]any{}
-	pick := func(name string, v any, err error) {
-		if err != nil {
-			out[name] = err.Error()
-			return
-		}
-		out[name] = v
-	}
+	out := readResults{}
+	pick := out.pick
 	v1, err := c.Students(ctx)
 	pick("Students", v1, err)
 	v2, err := c.Student(ctx, "S2")

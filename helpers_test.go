@@ -419,3 +419,16 @@ func logOf(e *env, k kuis.Keys) []string {
 	}
 	return out
 }
+
+// readResults are reads by name: each one's value, or its error's text in
+// its place, so that two users' reads compare whole.
+type readResults map[string]any
+
+// pick records the read name.
+func (r readResults) pick(name string, v any, err error) {
+	if err != nil {
+		r[name] = err.Error()
+		return
+	}
+	r[name] = v
+}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/kuisboard/kuis"
 	"github.com/kuisboard/kuis/internal/redistest"
@@ -189,4 +190,25 @@ func (c *runCounter) Do(ctx context.Context, cmd rueidis.Completed) rueidis.Redi
 		c.mu.Unlock()
 	}
 	return c.Client.Do(ctx, cmd)
+}
+
+// replicasStoreAs makes the ACL user with rules on primary (password "pw")
+// and returns a Store WithReplicas(1, 10s) logged in as it, through a
+// recorder of what it sends.
+func replicasStoreAs(t *testing.T, primary *redistest.Server, user string, rules []string) (*kuis.Store, *redistest.Recorder) {
+	t.Helper()
+	if _, err := primary.Do(append([]string{"ACL", "SETUSER", user, "reset", "on", ">pw"}, rules...)...); err != nil {
+		t.Fatal(err)
+	}
+	c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{primary.Addr()}, Username: user, Password: "pw", DisableCache: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	rec := redistest.NewRecorder(c)
+	s, err := kuis.New(rec, kuis.WithReplicas(1, 10*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, rec
 }

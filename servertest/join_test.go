@@ -11,7 +11,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis"
 	"github.com/kuisboard/kuis/internal/redistest"
-	"github.com/redis/rueidis"
 )
 
 // Ports of TestReplicasJoin's servers.
@@ -111,19 +110,7 @@ func TestReplicasJoin(t *testing.T) {
 	t.Run("RoleApp's rules without WithReplicas", func(t *testing.T) {
 		rules := append(kuis.ACLRules(kuis.RoleApp), "+role") // so that New may count the replicas
 		user := "app-join-" + id
-		if _, err := primary.Do(append([]string{"ACL", "SETUSER", user, "reset", "on", ">pw"}, rules...)...); err != nil {
-			t.Fatal(err)
-		}
-		c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{primary.Addr()}, Username: user, Password: "pw", DisableCache: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		arec := redistest.NewRecorder(c)
-		as, err := kuis.New(arec, kuis.WithReplicas(1, 10*time.Second))
-		if err != nil {
-			t.Fatal(err)
-		}
+		as, arec := replicasStoreAs(t, primary, user, rules)
 		ab, _ := handles(t, as, id)
 		arec.Start()
 		got, err := ab.Join(ctx, "Ali")

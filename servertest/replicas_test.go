@@ -180,19 +180,7 @@ func TestReplicasRepeatedAnswer(t *testing.T) {
 				rules = append(rules, "+role") // so that New may count the replicas
 			}
 			user := fmt.Sprintf("app-%s-%v", id, withReplicas)
-			if _, err := primary.Do(append([]string{"ACL", "SETUSER", user, "reset", "on", ">pw"}, rules...)...); err != nil {
-				t.Fatal(err)
-			}
-			c, err := rueidis.NewClient(rueidis.ClientOption{InitAddress: []string{primary.Addr()}, Username: user, Password: "pw", DisableCache: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(c.Close)
-			arec := redistest.NewRecorder(c)
-			as, err := kuis.New(arec, kuis.WithReplicas(1, 10*time.Second))
-			if err != nil {
-				t.Fatal(err)
-			}
+			as, arec := replicasStoreAs(t, primary, user, rules)
 			ab, _ := handles(t, as, id)
 			p := fmt.Sprintf("Dewi-%v", withReplicas)
 			if got := answer(ab.RecordAnswer(ctx, p, 1)); got != (kuis.AnswerResult{Answer: kuis.Answer{Score: 10}}) {
