@@ -166,6 +166,14 @@ func ACLRules(role Role, opts ...Option) []string {
 		// Purge and PurgeQuiz delete whole quizzes, and Purge every key of
 		// the namespace: deleting is all this selector allows.
 		rules = append(rules, "(%W~"+namespace+" +unlink)")
+		// Erase removes a participant's members, entries and fields from
+		// the keys the operator otherwise only reads: those removals are
+		// all this selector allows.
+		erased := "("
+		for _, key := range append([]string{k.answers, k.log}, roster...) {
+			erased += "~" + key + " "
+		}
+		rules = append(rules, erased+"+srem +xdel +hdel)")
 	}
 	return rules
 }

@@ -142,6 +142,9 @@ var (
 	courseWhole  = []string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "EXEC", "UNWATCH"}
 	course       = []script.Script{script.CourseCheck, script.Course}
 	courseCheck  = []script.Script{script.CourseCheck}
+	erasureReads = []string{"SCAN", "CLUSTER|SHARDS", "CLUSTER|NODES", "HGETALL", "ZSCORE", "SMISMEMBER", "HSCAN", "HEXISTS",
+		"HGET", "XRANGE", "WAIT", "HMGET"}
+	erasure = []script.Script{script.Erase, script.Course, script.Withdraw}
 )
 
 var operations = []operation{
@@ -194,6 +197,8 @@ var operations = []operation{
 	{"archive and purge a course", "Course.Purge",
 		[]string{"WATCH", "HSCAN", "ZSCAN", "MULTI", "UNLINK", "EXEC", "UNWATCH", "WAIT"}, courseCheck,
 		"O(L + N)", operator},
+	{"erase a participant everywhere", "Store.Erase", erasureReads, erasure, "O(K + S + L + M + Q)", operator},
+	{"erase a student where their class was", "Class.Erase", erasureReads, erasure, "O(K + S + L + M + Q)", operator},
 	{"enroll students in a class", "Class.Enroll", waited, []script.Script{script.Enroll}, "O(M)", teacher},
 	{"withdraw students from a class", "Class.Withdraw", []string{"HMGET", "WAIT"}, []script.Script{script.Withdraw}, "O(M)", teacher},
 	{"list a class's students", "Class.Students", []string{"HSCAN"}, nil, "O(N)", everyone},
@@ -218,10 +223,11 @@ var scriptCommands = map[string][]string{
 	script.RepairStage.Name():  {"UNLINK", "ZADD", "ZSCORE"},
 	script.RepairSwap.Name():   {"HMGET", "EXISTS", "ZCARD", "SCARD", "XLEN", "ZSCORE", "XRANGE", "SISMEMBER", "ZADD", "ZREM", "UNLINK", "RENAME"},
 	script.PurgeQuiz.Name():    {"UNLINK", "HMGET", "EXISTS", "XRANGE"},
-	script.Course.Name():       {"ZCARD", "HLEN", "HGET", "HMGET", "ZMSCORE", "HSET", "ZADD", "TIME", "HKEYS", "HEXISTS", "HDEL", "ZREM"},
+	script.Course.Name():       {"ZCARD", "HLEN", "HGET", "HMGET", "ZMSCORE", "HSET", "ZADD", "TIME", "HKEYS", "HEXISTS", "HDEL", "ZREM", "ZSCORE"},
 	script.CourseCheck.Name():  {},
 	script.Enroll.Name():       {"HMGET", "HGET", "HSET"},
 	script.Withdraw.Name():     {"HMGET", "HDEL"},
+	script.Erase.Name():        {"HMGET", "ZCARD", "SCARD", "XLEN", "XRANGE", "ZSCORE", "SREM", "XDEL", "ZREM"},
 }
 
 // sends lists every command the operation sends or its scripts call,

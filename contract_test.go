@@ -403,6 +403,32 @@ func TestOperationsSendWhatTheTableSays(t *testing.T) {
 		_, err := s.PurgeQuiz(e.ctx, broken, func(context.Context, kuis.Recap) error { return nil })
 		return err
 	})
+	// Erasures: Budi of class 8a, on a finished quiz of the class folded
+	// into the course, by Class.Erase; then Citra, on quizzes, the course
+	// and the roster, by Store.Erase.
+	classQuiz := quizID()
+	cb, cm := quiz(e.store, classQuiz)
+	if err := cm.Create(e.ctx, "Kuis kelas", 3, kuis.ForClass("8a")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cb.RecordAnswer(e.ctx, "Budi", 1); err != nil {
+		t.Fatal(err)
+	}
+	e.finish(classQuiz)
+	classRecap, err := e.store.Recap(e.ctx, classQuiz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []kuis.Recap{recap, classRecap} {
+		if _, err := course(e.store).Fold(e.ctx, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := class(e.store).Enroll(e.ctx, kuis.Student{ID: "S3", Name: "Citra"}); err != nil {
+		t.Fatal(err)
+	}
+	do("Class.Erase", func(s *kuis.Store) error { _, err := class(s).Erase(e.ctx, "S2"); return err })
+	do("Store.Erase", func(s *kuis.Store) error { _, err := s.Erase(e.ctx, "Citra"); return err })
 	do("Store.Purge", func(s *kuis.Store) error { _, err := s.Purge(e.ctx); return err })
 	for method, cmds := range listed {
 		for _, c := range cmds {

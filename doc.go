@@ -84,9 +84,9 @@
 //	| list the quizzes | Store.Quizzes | SCAN, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //	| list the courses | Store.Courses | SCAN, CLUSTER SHARDS, CLUSTER NODES | O(K) |
 //	| rank teams on the board | Board.Teams | HLEN, ZMSCORE | O(M) |
-//	| fold a finished quiz into a course | Course.Fold | HGET, HMGET, HSCAN, WAIT; course_check.lua (); course.lua (ZCARD, HLEN, HGET, HMGET, ZMSCORE, HSET, ZADD, TIME, HKEYS, HEXISTS, HDEL, ZREM) | O(M log N) |
-//	| take a quiz out of a course | Course.Unfold | HSCAN, HGET, WAIT; course_check.lua (); course.lua (ZCARD, HLEN, HGET, HMGET, ZMSCORE, HSET, ZADD, TIME, HKEYS, HEXISTS, HDEL, ZREM) | O(Q + M log N) |
-//	| take a quiz instance out of a course | Course.UnfoldInstance | HGET, HSCAN, WAIT; course_check.lua (); course.lua (ZCARD, HLEN, HGET, HMGET, ZMSCORE, HSET, ZADD, TIME, HKEYS, HEXISTS, HDEL, ZREM) | O(M log N) |
+//	| fold a finished quiz into a course | Course.Fold | HGET, HMGET, HSCAN, WAIT; course_check.lua (); course.lua (ZCARD, HLEN, HGET, HMGET, ZMSCORE, HSET, ZADD, TIME, HKEYS, HEXISTS, HDEL, ZREM, ZSCORE) | O(M log N) |
+//	| take a quiz out of a course | Course.Unfold | HSCAN, HGET, WAIT; course_check.lua (); course.lua (ZCARD, HLEN, HGET, HMGET, ZMSCORE, HSET, ZADD, TIME, HKEYS, HEXISTS, HDEL, ZREM, ZSCORE) | O(Q + M log N) |
+//	| take a quiz instance out of a course | Course.UnfoldInstance | HGET, HSCAN, WAIT; course_check.lua (); course.lua (ZCARD, HLEN, HGET, HMGET, ZMSCORE, HSET, ZADD, TIME, HKEYS, HEXISTS, HDEL, ZREM, ZSCORE) | O(M log N) |
 //	| read the whole course board | Course.Standings | ZRANGE | O(log N + M) |
 //	| read a page of the course board | Course.Page | ZRANGE, ZCOUNT | O(log N + M) |
 //	| read one's course neighbours | Course.Around | ZREVRANK, ZRANGE, ZCOUNT | O(log N + M) |
@@ -98,6 +98,8 @@
 //	| audit the course | Course.Audit | TYPE, PTTL, WATCH, HSCAN, ZSCAN, MULTI, EXEC | O(L + N) |
 //	| repair the course board | Course.Repair | WATCH, HSCAN, ZSCAN, MULTI, ZADD, ZREM, EXEC, UNWATCH, WAIT; course_check.lua () | O(L + N) |
 //	| archive and purge a course | Course.Purge | WATCH, HSCAN, ZSCAN, MULTI, UNLINK, EXEC, UNWATCH, WAIT; course_check.lua () | O(L + N) |
+//	| erase a participant everywhere | Store.Erase | SCAN, CLUSTER SHARDS, CLUSTER NODES, HGETALL, ZSCORE, SMISMEMBER, HSCAN, HEXISTS, HGET, XRANGE, WAIT, HMGET; erase.lua (HMGET, ZCARD, SCARD, XLEN, XRANGE, ZSCORE, SREM, XDEL, ZREM); course.lua (ZCARD, HLEN, HGET, HMGET, ZMSCORE, HSET, ZADD, TIME, HKEYS, HEXISTS, HDEL, ZREM, ZSCORE); withdraw.lua (HMGET, HDEL) | O(K + S + L + M + Q) |
+//	| erase a student where their class was | Class.Erase | SCAN, CLUSTER SHARDS, CLUSTER NODES, HGETALL, ZSCORE, SMISMEMBER, HSCAN, HEXISTS, HGET, XRANGE, WAIT, HMGET; erase.lua (HMGET, ZCARD, SCARD, XLEN, XRANGE, ZSCORE, SREM, XDEL, ZREM); course.lua (ZCARD, HLEN, HGET, HMGET, ZMSCORE, HSET, ZADD, TIME, HKEYS, HEXISTS, HDEL, ZREM, ZSCORE); withdraw.lua (HMGET, HDEL) | O(K + S + L + M + Q) |
 //	| enroll students in a class | Class.Enroll | WAIT; enroll.lua (HMGET, HGET, HSET) | O(M) |
 //	| withdraw students from a class | Class.Withdraw | HMGET, WAIT; withdraw.lua (HMGET, HDEL) | O(M) |
 //	| list a class's students | Class.Students | HSCAN | O(N) |

@@ -24,6 +24,17 @@
 --     wrote anything, else '0' (no WAIT follows it); then for each
 --     participant the ledger held, was and now the board's total before and
 --     after.
+--   'erase', field, ledger key prefix, participant, marker read, marker to
+--     write: takes the participant's entry out of the instance's ledger and
+--     its points out of their total, and writes the marker the caller made
+--     of the ledger without them (participants, points and digest), keeping
+--     folded_ms; once the ledger is empty, the index field goes. The index
+--     must still hold the marker read (else KUIS_CONFLICT 'recap', nothing
+--     written: the caller reads again). They leave the board unless another
+--     instance's ledger holds them, whatever their total; with field '' only
+--     that is done, for a board member no ledger holds.
+--     Reply: {wrote, was, now}, as 'unfold's, was '' when the board did not
+--     hold them.
 -- Refusals, before anything is written: KUIS_FORBIDDEN; KUIS_CONFLICT
 -- '<reason>\31<participant>\31<held>\31<given>' (separated by the unit
 -- separator, a control character no stored name holds and, unlike a tab,
@@ -60,6 +71,30 @@ local function heldMarker()
     return nil, corrupt(index, 'field ' .. quote(field) .. ' holds ' .. quote(v) .. ', not a marker')
   end
   return m, nil
+end
+
+-- heldElsewhere returns a function telling whether the ledger of an
+-- instance other than field's (the index's fields, each a key under prefix,
+-- in the course's hash slot) holds a participant: the index is read once,
+-- at the first question.
+local function heldElsewhere(prefix)
+  local others
+  return function(name)
+    if not others then
+      others = {}
+      for _, f in ipairs(redis.call('HKEYS', index)) do
+        if f ~= field then
+          others[#others + 1] = prefix .. f
+        end
+      end
+    end
+    for _, key in ipairs(others) do
+      if redis.call('HEXISTS', key, name) == 1 then
+        return true
+      end
+    end
+    return false
+  end
 end
 
 -- The board's totals change by one ZADD of the new totals, read with one
@@ -185,28 +220,11 @@ if mode == 'unfold' then
   end
   if #who > 0 then
     local totals = redis.call('ZMSCORE', board, unpack(who))
-    local others -- the other instances' ledgers, read once a total reaches 0
+    local elsewhere = heldElsewhere(prefix)
     local set, drop = {}, {}
     for k, name in ipairs(who) do
       local now = math.max(tonumber(totals[k] or 0) - points[k], 0)
-      local stays = now > 0
-      if not stays then
-        if not others then
-          others = {}
-          for _, f in ipairs(redis.call('HKEYS', index)) do
-            if f ~= field then
-              others[#others + 1] = prefix .. f
-            end
-          end
-        end
-        for _, key in ipairs(others) do
-          if redis.call('HEXISTS', key, name) == 1 then
-            stays = true
-            break
-          end
-        end
-      end
-      if stays then
+      if now > 0 or elsewhere(name) then
         set[#set + 1] = string.format(int, now)
         set[#set + 1] = name
       else
@@ -230,6 +248,54 @@ if mode == 'unfold' then
     out[1] = '1'
   end
   return out
+end
+
+if mode == 'erase' then
+  local err = g.permitted({'HSET', index, field, 'm'}, {'HDEL', index, field}, {'HDEL', ledger, 'p'},
+    {'ZADD', board, '10', 'p'}, {'ZREM', board, 'p'})
+  if err then
+    return err
+  end
+  local prefix, name, read, write = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
+  local points = 0
+  local value = field ~= '' and redis.call('HGET', ledger, name)
+  if value then
+    if redis.call('HGET', index, field) ~= read then
+      return conflict('recap')
+    end
+    points = ledgerPoints(value)
+    if not points then
+      return corrupt(ledger, 'field ' .. quote(name) .. ' holds ' .. quote(value) .. ', want a multiple of 10 of at most ' ..
+        whole(maxScore))
+    end
+  end
+  local total = redis.call('ZSCORE', board, name)
+  if not sound(total) then
+    return corrupt(board, 'member ' .. quote(name) .. ' has ' .. whole(total) .. ' points, not a sound score')
+  end
+  local now = math.max(tonumber(total or 0) - points, 0)
+  local wrote = '0'
+  if value then
+    redis.call('HDEL', ledger, name)
+    if redis.call('HLEN', ledger) == 0 then
+      redis.call('HDEL', index, field)
+    else
+      redis.call('HSET', index, field, write)
+    end
+    wrote = '1'
+  end
+  if total then
+    if heldElsewhere(prefix)(name) then
+      if now ~= tonumber(total) then
+        redis.call('ZADD', board, string.format(int, now), name)
+        wrote = '1'
+      end
+    else
+      redis.call('ZREM', board, name)
+      wrote = '1'
+    end
+  end
+  return {wrote, total and whole(total) or '', string.format(int, now)}
 end
 
 return g.refuse('KUIS_CORRUPT', 'course.lua: unknown mode ' .. quote(mode or ''))

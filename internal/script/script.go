@@ -73,6 +73,8 @@ var (
 	Enroll = newScript("enroll.lua", false)
 	// Withdraw takes students out of a class's roster.
 	Withdraw = newScript("withdraw.lua", false)
+	// Erase removes one participant from a quiz that is not running.
+	Erase = newScript("erase.lua", false)
 )
 
 // MaxAnswers bounds the answers of one RecordAnswer run, so that no run
