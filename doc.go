@@ -159,8 +159,8 @@
 //	RecordAnswer, RecordAnswers     retry: an answer counted before answers Duplicate, with its score
 //	Enroll, Withdraw                retry: a student enrolled (withdrawn) before changes nothing
 //	Finish, Repair, Purge, Fold,    retry: the second call finishes what the first began, or changes
-//	  Archive, Unfold,                nothing (an Unfold of an instance gone returns an empty slice)
-//	  UnfoldInstance
+//	  Archive, Unfold,                nothing (an Unfold of an instance gone returns an empty slice,
+//	  UnfoldInstance, Erase           an Erase done before an empty Erasure)
 //	Create                          retry, then check: one whose reply was lost answers ErrQuizExists;
 //	                                  Meta.Get tells whether the quiz is the one meant
 //	PurgeQuiz, Course.Purge         retry, then check: one whose reply was lost answers
