@@ -60,8 +60,11 @@ func (e *env) play(s *kuis.Store, joins []string, answers [][2]any, running bool
 	return id
 }
 
-func newTerm(t *testing.T) *term {
-	e := newEnv(t)
+func newTerm(t *testing.T) *term { return newTunedTerm(t, kuis.Tuning{}) }
+
+// newTunedTerm is newTerm on stores tuned by tune.
+func newTunedTerm(t *testing.T, tune kuis.Tuning) *term {
+	e := newTunedEnv(t, tune)
 	byTime := e.storeOn(e.client, kuis.WithTies(kuis.TiesByTime))
 	tm := &term{e: e, recaps: map[string]kuis.Recap{}}
 	tm.held = []string{
@@ -215,9 +218,15 @@ var ignoreTaken = cmpopts.IgnoreFields(kuis.Recap{}, "TakenAt")
 // the namespace names him, every other element of every key is as it was,
 // the keys he never touched are DUMP-identical, each recap is the recap
 // before without him (a fold of it matches the course), every Audit is clean
-// and every Repair finds nothing; Erase again is empty.
+// and every Repair finds nothing; Erase again is empty. Read in pages of
+// two (SCAN, HSCAN, XRANGE), it does the same.
 func TestEraseRemovesEveryTraceAndNothingElse(t *testing.T) {
-	tm := newTerm(t)
+	for name, tune := range map[string]kuis.Tuning{"default": {}, "in pages of two": {ScanCount: 2, PageSize: 2}} {
+		t.Run(name, func(t *testing.T) { eraseEverything(t, newTunedTerm(t, tune)) })
+	}
+}
+
+func eraseEverything(t *testing.T, tm *term) {
 	e := tm.e
 	before := tm.read()
 	var untouched []string
