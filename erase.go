@@ -420,8 +420,8 @@ func (s *Store) findInCourses(ctx context.Context, e erasing, classQuizzes map[s
 }
 
 // erase removes the participant from each ledger that held them, then,
-// with whole, from the board when no ledger holds them (a member the ledgers
-// never held).
+// with whole, from the board if it still holds them and no ledger does (a
+// member the ledgers never held).
 func (f courseFound) erase(ctx context.Context, who string, whole bool) (CourseErasure, error) {
 	out := CourseErasure{CourseID: f.c.keys.courseID, Instances: []string{}}
 	for _, field := range f.ledgers {
@@ -434,14 +434,19 @@ func (f courseFound) erase(ctx context.Context, who string, whole bool) (CourseE
 			out.Instances = append(out.Instances, field)
 		}
 	}
-	if whole {
-		points, _, err := f.c.eraseFrom(ctx, who, "")
-		out.Points += points
-		if err != nil {
-			return out, err
-		}
+	if !whole {
+		return out, nil
 	}
-	return out, nil
+	k := f.c.keys
+	_, err := f.c.s.sendOne(ctx, f.c.s.client, f.c.s.client.B().Zscore().Key(k.board).Member(who).Build()).AsFloat64()
+	if rueidis.IsRedisNil(err) {
+		return out, nil
+	} else if err != nil {
+		return out, f.c.fail(err, "", "", k.board)
+	}
+	points, _, err := f.c.eraseFrom(ctx, who, "")
+	out.Points += points
+	return out, err
 }
 
 // eraseFrom takes the participant out of the ledger of index field field

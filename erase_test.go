@@ -535,3 +535,27 @@ func TestEraseOfNobodyIsEmpty(t *testing.T) {
 		t.Errorf("Erase of nobody changed the namespace (-before +after):\n%s", diff)
 	}
 }
+
+// TestEraseTakesAStrangerOffACourseBoard: a course board member no ledger
+// holds (a raw write; Audit reports it) goes too, and the course audits clean.
+func TestEraseTakesAStrangerOffACourseBoard(t *testing.T) {
+	e := newEnv(t)
+	id := e.play(e.store, nil, [][2]any{{"Budi", 1}}, false)
+	r, err := e.store.Recap(e.ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := e.course("bio")
+	if _, err := c.Fold(e.ctx, r); err != nil {
+		t.Fatal(err)
+	}
+	e.mustRaw("ZADD", c.Keys().Board(), "30", "Zahra")
+	got, err := e.store.Erase(e.ctx, "Zahra")
+	want := []kuis.CourseErasure{{CourseID: "bio", Points: 30, Instances: []string{}}}
+	if err != nil || !cmp.Equal(want, got.Courses) {
+		t.Errorf("Erase(Zahra) = %+v, %v; want courses %+v", got, err, want)
+	}
+	if v, err := c.Audit(e.ctx); err != nil || len(v) > 0 {
+		t.Errorf("course Audit = %v, %v; want clean", v, err)
+	}
+}
