@@ -292,6 +292,7 @@ if mode == 'erase' then
       end
     else
       redis.call('ZREM', board, name)
+      now = 0
       wrote = '1'
     end
   end
