@@ -166,7 +166,7 @@ type erasing struct {
 
 // quizFound is a quiz that holds the participant, as read before erasing.
 type quizFound struct {
-	q       quiz
+	q       *quiz
 	running bool
 	answers []string // the answers set's members naming them
 }
@@ -233,10 +233,10 @@ func (s *Store) erase(ctx context.Context, e erasing) (Erasure, error) {
 // the order set or in the answers set. It also returns the IDs of the
 // quizzes it read.
 func (s *Store) findInQuizzes(ctx context.Context, e erasing) ([]quizFound, map[string]bool, error) {
-	qs := make([]quiz, 0, len(e.quizzes))
+	qs := make([]*quiz, 0, len(e.quizzes))
 	for _, id := range e.quizzes {
 		if q, err := s.quiz(id); err == nil {
-			qs = append(qs, q)
+			qs = append(qs, &q)
 		}
 	}
 	b := s.client.B()
@@ -285,7 +285,8 @@ func (s *Store) findInQuizzes(ctx context.Context, e erasing) ([]quizFound, map[
 	}
 	res = s.send(ctx, s.client, reads...)
 	var out []quizFound
-	for i, c := range cands {
+	for i := range cands {
+		c := &cands[i]
 		in, err := res[i].ToArray()
 		if err != nil {
 			return nil, nil, c.q.fail(err, e.who, c.q.keys.answers)
