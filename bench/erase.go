@@ -348,9 +348,11 @@ func (r *runner) erase(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// No timed call pays the one NOSCRIPT and EVAL of a server that never ran the script.
-	if err := r.client.Do(r.ctx, r.client.B().ScriptLoad().Script(script.Erase.Source()).Build()).Error(); err != nil {
-		return err
+	// No timed call pays the one NOSCRIPT and EVAL of a server that never ran a script.
+	for _, s := range []script.Script{script.Erase, script.Course, script.Withdraw} {
+		if err := r.client.Do(r.ctx, r.client.B().ScriptLoad().Script(s.Source()).Build()).Error(); err != nil {
+			return err
+		}
 	}
 	var found, none []erasePass
 	for t := range shape.targets {
