@@ -384,20 +384,19 @@ func (r *runner) erase(w io.Writer) error {
 
 // eraseRow sums up the runs of one kind of call.
 type eraseRow struct {
-	name, what           string
-	median, max          time.Duration
-	cpuMedian, cpuMax    float64 // seconds
-	inCommandsMedian     int64   // µs
-	tripsMin, tripsMax   int64
-	ran, sent            map[string][2]int64 // by command: the fewest and most of a run
-	ranTotal, sentTotal  [2]int64
-	serverShare, inShare float64 // median server CPU and median time in commands over median wall time
-	runs                 int
+	name, what          string
+	median, max         time.Duration
+	cpuMedian, cpuMax   float64 // seconds
+	inCommandsMedian    int64   // µs
+	tripsMin, tripsMax  int64
+	ran, sent           map[string][2]int64 // by command: the fewest and most of a run
+	ranTotal, sentTotal [2]int64
+	serverShare         float64 // median server CPU over median wall time
 }
 
 // summarizeErase sums up passes, one per run.
 func summarizeErase(name, what string, passes []erasePass) eraseRow {
-	row := eraseRow{name: name, what: what, runs: len(passes)}
+	row := eraseRow{name: name, what: what}
 	if len(passes) == 0 {
 		return row
 	}
@@ -415,7 +414,6 @@ func summarizeErase(name, what string, passes []erasePass) eraseRow {
 	row.tripsMin, row.tripsMax = slices.Min(trips), slices.Max(trips)
 	if row.median > 0 {
 		row.serverShare = row.cpuMedian / row.median.Seconds()
-		row.inShare = float64(row.inCommandsMedian) / float64(row.median.Microseconds())
 	}
 	row.ran, row.ranTotal = ranges(passes, func(p erasePass) map[string]int64 { return p.ran })
 	row.sent, row.sentTotal = ranges(passes, func(p erasePass) map[string]int64 { return p.sent })

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/kuisboard/kuis"
@@ -245,5 +247,22 @@ func TestCheckErasureRefusesAMiss(t *testing.T) {
 				t.Error("checkErasure = nil, want a difference")
 			}
 		})
+	}
+}
+
+// TestSummarizeErase: the counts of every run are summed up as the fewest
+// and the most, a command a run did not send counting 0 there.
+func TestSummarizeErase(t *testing.T) {
+	ms := time.Millisecond
+	row := summarizeErase("x", "y", []erasePass{
+		{took: 30 * ms, cpuSec: 0.010, inCommands: 9000, trips: 47, sent: map[string]int64{"scan": 4, "eval": 1}},
+		{took: 10 * ms, cpuSec: 0.030, inCommands: 7000, trips: 47, sent: map[string]int64{"scan": 4}},
+		{took: 20 * ms, cpuSec: 0.020, inCommands: 8000, trips: 48, sent: map[string]int64{"scan": 5}},
+	})
+	got := []string{row.median.String(), row.max.String(), fmt.Sprint(row.cpuMedian, row.cpuMax, row.inCommandsMedian),
+		span([2]int64{row.tripsMin, row.tripsMax}), span(row.sentTotal), counted(row.sent), fmt.Sprintf("%.1f", row.serverShare)}
+	want := []string{"20ms", "30ms", "0.02 0.03 8000", "47–48", "4–5", "SCAN 4–5, EVAL 0–1", "1.0"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("summarizeErase (-want +got):\n%s", diff)
 	}
 }
