@@ -478,12 +478,14 @@ func counted(m map[string][2]int64) string {
 func writeEraseTable(w io.Writer, rows []eraseRow) {
 	fmt.Fprintf(w, "%-10s %10s %10s %21s %18s %7s %8s %8s  %s\n", "", "median", "max", "server CPU p50 / max",
 		"in commands p50", "share", "trips", "sent", "what")
-	for _, r := range rows {
+	for i := range rows {
+		r := &rows[i]
 		fmt.Fprintf(w, "%-10s %7.1f ms %7.1f ms %21s %18s %7s %8s %8s  %s\n", r.name, ms(r.median), ms(r.max),
 			fmt.Sprintf("%.1f / %.1f ms", r.cpuMedian*1000, r.cpuMax*1000), fmt.Sprintf("%.1f ms", float64(r.inCommandsMedian)/1000),
 			fmt.Sprintf("%.0f %%", 100*r.serverShare), span([2]int64{r.tripsMin, r.tripsMax}), span(r.sentTotal), r.what)
 	}
-	for _, r := range rows {
+	for i := range rows {
+		r := &rows[i]
 		fmt.Fprintf(w, "%s, sent by the client (%s): %s\n", r.name, span(r.sentTotal), counted(r.sent))
 		fmt.Fprintf(w, "%s, run by the server, scripts' commands included (%s): %s\n", r.name, span(r.ranTotal), counted(r.ran))
 	}
