@@ -20,11 +20,16 @@ const (
 	// everything, recaps and audits; it never touches scores, the answers
 	// set or the order set.
 	RoleTeacher
-	// RoleOperator repairs boards, purges and lists quizzes, reads
-	// everything, recaps and audits: the only role with deletes, renames and
-	// SCAN. It writes the board, the order set, the repair keys and course
-	// boards, and deletes any key of the namespace, but never writes meta,
-	// the answers set, the log or a class roster.
+	// RoleOperator repairs boards, purges and lists quizzes, erases
+	// participants, reads everything, recaps and audits: the only role with
+	// deletes, renames and SCAN. It writes the board, the order set, the
+	// repair keys and course keys, and deletes any key of the namespace; of
+	// the answers set, the log and class rosters it may only remove members,
+	// entries and fields (SREM, XDEL, HDEL: Erase), never add or change one,
+	// and it never writes meta. Those removals let it uncount an answer
+	// consistently (the pair, the entry, and the board and order set set
+	// back), which Audit cannot tell from an answer never given, and
+	// withdraw a student from a roster.
 	RoleOperator
 )
 

@@ -639,7 +639,7 @@ var keyKinds = []keyKind{
 	{"meta", func(c caseKeys) string { return c.quiz.Meta() }, []string{"HSET", "judul", "Kuis", "jumlah_soal", "3", "status", "selesai"}},
 	{"board", func(c caseKeys) string { return c.quiz.Board() }, []string{"ZADD", "10", "Ali"}},
 	{"answers", func(c caseKeys) string { return c.quiz.Answers() }, []string{"SADD", "1:Ali"}},
-	{"log", func(c caseKeys) string { return c.quiz.Log() }, []string{"XADD", "*", "peserta", "Ali", "soal", "1", "skor", "10"}},
+	{"log", func(c caseKeys) string { return c.quiz.Log() }, []string{"XADD", "1-1", "peserta", "Ali", "soal", "1", "skor", "10"}}, // the entry XDEL's form names
 	{"order", func(c caseKeys) string { return c.quiz.Order() }, []string{"ZADD", "1", "Ali"}},
 	{"repair board", func(c caseKeys) string { return c.quiz.RepairBoard() }, []string{"ZADD", "10", "Ali"}},
 	{"repair order", func(c caseKeys) string { return c.quiz.RepairOrder() }, []string{"ZADD", "1", "Ali"}},
@@ -684,8 +684,10 @@ var writeForms = map[string]struct {
 	"HSETNX": {1, []string{"warna", "merah"}},
 	"RENAME": {2, nil},
 	"SADD":   {1, []string{"9:Eka"}},
+	"SREM":   {1, []string{"1:Ali"}},
 	"UNLINK": {1, nil},
 	"XADD":   {1, []string{"MAXLEN", "0", "*", "peserta", "Eka", "soal", "1", "skor", "10"}},
+	"XDEL":   {1, []string{"1-1"}},
 	"ZADD":   {1, []string{"20", "Eka"}},
 	"ZREM":   {1, []string{"Ali"}},
 }
@@ -699,12 +701,18 @@ var roleWrites = map[kuis.Role][]string{
 	kuis.RoleOperator: {"board", "order", "repair board", "repair order", "course board", "course index", "course ledger"},
 }
 
+// erased are the kinds of key the operator may also remove members,
+// entries and fields of, with SREM, XDEL and HDEL (Erase: "What ACL cannot
+// close").
+var erased = []string{"answers", "log", "roster", "roster names", "roster look-alikes"}
+
 // mayWrite is the expected matrix: whether role may send cmd naming keys of
 // these kinds.
 func mayWrite(role kuis.Role, cmd string, kinds []string) bool {
 	for _, k := range kinds {
 		deletes := role == kuis.RoleOperator && cmd == "UNLINK" && k != "outside"
-		if !deletes && !slices.Contains(roleWrites[role], k) {
+		erases := role == kuis.RoleOperator && slices.Contains([]string{"SREM", "XDEL", "HDEL"}, cmd) && slices.Contains(erased, k)
+		if !deletes && !erases && !slices.Contains(roleWrites[role], k) {
 			return false
 		}
 	}
@@ -1118,21 +1126,30 @@ func TestACLClassRoles(t *testing.T) {
 					)
 					return
 				}
-				calls := []refusedCall{{"Enroll", enroll}, {"Withdraw", withdraw}}
+				calls := []refusedCall{{"Enroll", enroll}}
+				refusedRaw := []refusedCall{
+					rawAs(e.ctx, raw, "HSET", k.Roster(), "S9", "Zahra"),
+					rawAs(e.ctx, raw, "HSET", k.Names(), "Zahra", "S9"),
+					evalAs(e.ctx, raw, "return redis.call('HSET', KEYS[1], 'S9', 'Zahra')", k.Roster()),
+				}
 				if role == kuis.RoleApp {
-					calls = append(calls, refusedCall{"Audit", audit})
+					calls = append(calls, refusedCall{"Audit", audit}, refusedCall{"Withdraw", withdraw})
+					refusedRaw = append(refusedRaw, rawAs(e.ctx, raw, "HDEL", k.Roster(), "S1"), rawAs(e.ctx, raw, "HDEL", k.Lookalikes(), "ali"))
 				} else if v, err := rc.Audit(e.ctx); err != nil || !cmp.Equal(v, []kuis.Violation{}) {
 					t.Errorf("Audit as operator = %v, %v; want no violations", v, err)
 				}
 				checkRefused(t, e, keys, isForbidden, calls...)
-				checkRefused(t, e, keys, isRefusal,
-					rawAs(e.ctx, raw, "HSET", k.Roster(), "S9", "Zahra"),
-					rawAs(e.ctx, raw, "HDEL", k.Roster(), "S1"),
-					rawAs(e.ctx, raw, "HSET", k.Names(), "Zahra", "S9"),
-					rawAs(e.ctx, raw, "HDEL", k.Lookalikes(), "ali"),
-					evalAs(e.ctx, raw, "return redis.call('HSET', KEYS[1], 'S9', 'Zahra')", k.Roster()),
-				)
+				checkRefused(t, e, keys, isRefusal, refusedRaw...)
 				if role == kuis.RoleOperator {
+					// Erasure's removals let the operator withdraw a student
+					// (the README's "What ACL cannot close").
+					if err := withdraw(); err != nil {
+						t.Errorf("Withdraw as operator: %v", err)
+					}
+					if got, err := c.Students(e.ctx); err != nil || !cmp.Equal(got, []kuis.Student{{"S2", "Budi"}}) {
+						t.Errorf("Students after the operator's Withdraw = %v, %v", got, err)
+					}
+
 					if n, err := rs.Purge(e.ctx); err != nil || n != 3 {
 						t.Errorf("Purge as operator = %d, %v; want the roster's 3 keys", n, err)
 					}
@@ -1143,4 +1160,35 @@ func TestACLClassRoles(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestACLErase: users of ACLRules(RoleApp) and ACLRules(RoleTeacher) are
+// refused Store.Erase and Class.Erase (ErrForbidden) with nothing written;
+// the operator's erases the participant everywhere.
+func TestACLErase(t *testing.T) {
+	skipWithoutACL(t)
+	tm := newTerm(t)
+	e := tm.e
+	before := tm.read()
+	for _, role := range []kuis.Role{kuis.RoleApp, kuis.RoleTeacher} {
+		rs, _ := roleStore(t, e, role, false, kuis.Tuning{})
+		if got, err := rs.Erase(e.ctx, "Ali"); !isForbidden(err) || !got.Empty() {
+			t.Errorf("Erase as %v = %+v, %v; want ErrForbidden, nothing erased", role, got, err)
+		}
+		class, err := rs.Class("8a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := class.Erase(e.ctx, "S-ALI"); !isForbidden(err) || !got.Empty() {
+			t.Errorf("Class.Erase as %v = %+v, %v; want ErrForbidden, nothing erased", role, got, err)
+		}
+	}
+	if diff := cmp.Diff(before.contents, e.contents()); diff != "" {
+		t.Errorf("refused erasures changed the namespace (-before +after):\n%s", diff)
+	}
+	rs, _ := roleStore(t, e, kuis.RoleOperator, false, kuis.Tuning{})
+	if got, err := rs.Erase(e.ctx, "Ali"); err != nil || len(got.Quizzes) != 3 || len(got.Courses) != 2 || len(got.Classes) != 1 {
+		t.Fatalf("Erase as operator = %+v, %v; want 3 quizzes, 2 courses, 1 class", got, err)
+	}
+	tm.checkErased(t, before)
 }

@@ -14,23 +14,23 @@ type contractRow struct {
 }
 
 var contractRows = []contractRow{
-	{Keys.Board, "sorted set", "quiz application", "students and teacher",
+	{Keys.Board, "sorted set", "quiz application (operator: Repair, Erase)", "students and teacher",
 		"member = participant name, score = cumulative points (10 per correct answer)",
 		"one key per quiz, one member per participant"},
 	{Keys.Meta, "hash", "teacher", "teacher and quiz application",
 		"fields `judul` (title), `jumlah_soal` (question count), `status` (`berjalan` or `selesai`); " +
 			"when set, `kursus` (the course it folds into) and `kelas` (the class), written by Create only, and `tampilan` (`tampil`, `sembunyi` or `akhir`)",
 		"one key per quiz, three to six fields"},
-	{Keys.Answers, "set", "quiz application", "quiz application, teacher and operator (recap, audit)",
+	{Keys.Answers, "set", "quiz application (operator: Erase removes)", "quiz application, teacher and operator (recap, audit)",
 		"member = `<question>:<participant>` per counted answer",
 		"one key per quiz, one member per counted answer"},
-	{Keys.Log, "stream", "quiz application (teacher: the start and finish entries)", "teacher (recap, audit) and quiz application (the feed)",
+	{Keys.Log, "stream", "quiz application (teacher: the start and finish entries; operator: Erase removes)", "teacher (recap, audit) and quiz application (the feed)",
 		"first, the start entry: the single field `status` = `berjalan`, written by Create; then one entry per counted answer, in the order counted: " +
 			"fields `peserta`, `soal`, `skor` (score after it), and among them one join entry per participant Join put on the board: " +
 			"fields `peserta` and `skor` = `0`; the entry ID is the server's time in ms; " +
 			"last, the finish entry: the single field `status` = `selesai`, written with the status change; every reader of answers skips both",
 		"one key per quiz, one entry per counted answer and per join, plus the start and the finish"},
-	{Keys.Order, "sorted set", "quiz application (operator: Repair)", "students and teacher",
+	{Keys.Order, "sorted set", "quiz application (operator: Repair, Erase)", "students and teacher",
 		"member = participant name, score = answers x 2^42 + (2^42 - 1 - ms of the latest answer, or of the join before any): points, then the earlier time",
 		"one key per quiz, one member per participant"},
 	{Keys.RepairBoard, "sorted set", "operator (Repair)", "none: Repair renames it to the board",
@@ -48,16 +48,16 @@ type courseContractRow struct {
 }
 
 var courseContractRows = []courseContractRow{
-	{CourseKeys.Board, "sorted set", "operator (Fold, Unfold, Repair)", "students, teacher and quiz application",
+	{CourseKeys.Board, "sorted set", "operator (Fold, Unfold, Repair, Erase)", "students, teacher and quiz application",
 		"member = participant name, score = the points of every quiz instance folded into the course, each (instance, participant) once; " +
 			"its members are exactly the participants the ledgers hold, 0-point ones included",
 		"one key per course, one member per participant"},
-	{CourseKeys.Quizzes, "hash", "operator (Fold, Unfold)", "teacher, operator and quiz application (quizzes, recap, audit, repair)",
+	{CourseKeys.Quizzes, "hash", "operator (Fold, Unfold, Erase)", "teacher, operator and quiz application (quizzes, recap, audit, repair)",
 		"the quiz index: field `<quiz>@<instance>` (the instance the quiz log's start entry names) = the instance's marker " +
 			"`<possible> <participants> <points> <digest> <folded_ms>`: 10 x `jumlah_soal`, the recap's standings and their points, " +
 			"the recap's digest, and the server's time in ms when the fold was complete (0 while it is in parts)",
 		"one key per course, one field per folded quiz instance"},
-	{func(k CourseKeys) string { return k.Ledger("<quiz>", "<instance>") }, "hash", "operator (Fold, Unfold)",
+	{func(k CourseKeys) string { return k.Ledger("<quiz>", "<instance>") }, "hash", "operator (Fold, Unfold, Erase)",
 		"teacher, operator and quiz application (recap, audit, repair)",
 		"the ledger of one folded quiz instance: participant = the points it gave them (a multiple of 10, 0 included), " +
 			"written with the total in one step",
@@ -71,14 +71,14 @@ type classContractRow struct {
 }
 
 var classContractRows = []classContractRow{
-	{ClassKeys.Roster, "hash", "teacher (Enroll, Withdraw)", "every role (students, lookup, audit, grades)",
+	{ClassKeys.Roster, "hash", "teacher (Enroll, Withdraw; operator: Erase)", "every role (students, lookup, audit, grades)",
 		"the roster: student ID (1 to 64 bytes of printable ASCII without spaces) = the student's name on boards, " +
 			"in `CleanParticipant`'s form, no two names of a class alike",
 		"one key per class, one field per enrolled student"},
-	{ClassKeys.Names, "hash", "teacher (Enroll, Withdraw)", "every role (lookup, audit)",
+	{ClassKeys.Names, "hash", "teacher (Enroll, Withdraw; operator: Erase)", "every role (lookup, audit)",
 		"the roster turned around: name = student ID, written with the roster in one step",
 		"one key per class, one field per enrolled student"},
-	{ClassKeys.Lookalikes, "hash", "teacher (Enroll, Withdraw)", "every role (audit)",
+	{ClassKeys.Lookalikes, "hash", "teacher (Enroll, Withdraw; operator: Erase)", "every role (audit)",
 		"a name's confusable key (its UTS #39 skeleton, case and width folded) = student ID, written with the roster in one step, " +
 			"so that no name a class would confuse with an enrolled one is enrolled",
 		"one key per class, one field per enrolled student"},

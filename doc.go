@@ -10,7 +10,8 @@
 // each a stable ID and a name no other in the class looks like ([ForClass]
 // names a quiz's class); it runs the operations on
 // a whole quiz or namespace that an operator needs (Recap, Audit, Repair,
-// PurgeQuiz, Purge, Quizzes, Courses, Stats). [ACLRules] makes the Redis users of the
+// PurgeQuiz, Purge, Quizzes, Courses, Stats), and erases one student
+// everywhere when a school must ([Store.Erase], [Class.Erase]). [ACLRules] makes the Redis users of the
 // three roles, so that the server holds the contract's separation too.
 //
 // # Key schema
@@ -50,7 +51,8 @@
 // and as EVAL (EVAL_RO) when the server answers NOSCRIPT. N is the members
 // of the board (or course board), M the members or entries read, K the keys
 // of the database, L the entries of a course's ledgers, Q its quiz instances;
-// for a class, N is its students and M the students a call gives.
+// for a class, N is its students and M the students a call gives; for an
+// erasure, S a quiz's questions, L its log entries, M a ledger's entries.
 // Which commands a call sends among those listed depends on its options and
 // on the quiz (WithTies, WithClientCache, a big quiz read in parts, a Repair
 // that rebuilds): the method's doc says when. WAIT follows the scripts that
@@ -159,8 +161,8 @@
 //	RecordAnswer, RecordAnswers     retry: an answer counted before answers Duplicate, with its score
 //	Enroll, Withdraw                retry: a student enrolled (withdrawn) before changes nothing
 //	Finish, Repair, Purge, Fold,    retry: the second call finishes what the first began, or changes
-//	  Archive, Unfold,                nothing (an Unfold of an instance gone returns an empty slice)
-//	  UnfoldInstance
+//	  Archive, Unfold,                nothing (an Unfold of an instance gone returns an empty slice,
+//	  UnfoldInstance, Erase           an Erase done before an empty Erasure)
 //	Create                          retry, then check: one whose reply was lost answers ErrQuizExists;
 //	                                  Meta.Get tells whether the quiz is the one meant
 //	PurgeQuiz, Course.Purge         retry, then check: one whose reply was lost answers

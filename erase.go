@@ -23,6 +23,11 @@ type Erasure struct {
 	Classes     []ClassErasure  `json:"classes"` // by class ID
 }
 
+// nothingErased is the Erasure of who before anything is erased.
+func nothingErased(who string) Erasure {
+	return Erasure{Participant: who, Quizzes: []QuizErasure{}, Courses: []CourseErasure{}, Classes: []ClassErasure{}}
+}
+
 // Empty reports whether the erasure removed nothing.
 func (e Erasure) Empty() bool { return len(e.Quizzes)+len(e.Courses)+len(e.Classes) == 0 }
 
@@ -86,11 +91,11 @@ type ClassErasure struct {
 // ErrNotReplicated.
 func (s *Store) Erase(ctx context.Context, participant string) (Erasure, error) {
 	if err := checkParticipant(participant, func(string) string { return "erasure" }); err != nil {
-		return Erasure{Participant: participant}, err
+		return nothingErased(participant), err
 	}
 	inv, err := s.inventory(ctx)
 	if err != nil {
-		return Erasure{Participant: participant}, err
+		return nothingErased(participant), err
 	}
 	return s.erase(ctx, erasing{who: participant, quizzes: inv.quizzes, courses: inv.courses, classes: inv.classes})
 }
@@ -108,14 +113,14 @@ func (s *Store) Erase(ctx context.Context, participant string) (Erasure, error) 
 func (c *Class) Erase(ctx context.Context, studentID string) (Erasure, error) {
 	st, err := c.Student(ctx, studentID)
 	if errors.Is(err, ErrNotEnrolled) {
-		return Erasure{Participant: "", Quizzes: []QuizErasure{}, Courses: []CourseErasure{}, Classes: []ClassErasure{}}, nil
+		return nothingErased(""), nil
 	}
 	if err != nil {
-		return Erasure{}, err
+		return nothingErased(""), err
 	}
 	inv, err := c.s.inventory(ctx)
 	if err != nil {
-		return Erasure{Participant: st.Name}, err
+		return nothingErased(st.Name), err
 	}
 	return c.s.erase(ctx, erasing{who: st.Name, quizzes: inv.quizzes, courses: inv.courses, classes: []string{c.keys.classID},
 		class: c.keys.classID})
@@ -129,17 +134,17 @@ type namespaceKeys struct{ quizzes, courses, classes []string }
 // SCAN of every primary: O(K).
 func (s *Store) inventory(ctx context.Context) (namespaceKeys, error) {
 	n := s.opts.naming
-	objects := []struct {
-		prefix string
-		ids    map[string]bool
-	}{{"meta", map[string]bool{}}, {"kursus", map[string]bool{}}, {"kursus-kuis", nil}, {"kelas", map[string]bool{}},
-		{"kelas-nama", nil}, {"kelas-mirip", nil}}
-	objects[2].ids, objects[4].ids, objects[5].ids = objects[1].ids, objects[3].ids, objects[3].ids
+	quizzes, courses, classes := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	// The objects whose keys name each: a quiz by its meta, a course and a
+	// class by any of their keys but a ledger.
+	objects := map[string]map[string]bool{"meta": quizzes, "kursus": courses, "kursus-kuis": courses,
+		"kelas": classes, "kelas-nama": classes, "kelas-mirip": classes}
 	err := s.scanner().Scan(ctx, n.namespace+":*", func(keys []string) error {
 		for _, k := range keys {
-			for _, o := range objects {
-				if id, ok := idAfter(k, n.namespace+":"+o.prefix+":", n.hashTag); ok {
-					o.ids[id] = true
+			object, _, _ := strings.Cut(strings.TrimPrefix(k, n.namespace+":"), ":")
+			if ids, ok := objects[object]; ok {
+				if id, ok := idAfter(k, n.namespace+":"+object+":", n.hashTag); ok {
+					ids[id] = true
 				}
 			}
 		}
@@ -149,7 +154,7 @@ func (s *Store) inventory(ctx context.Context) (namespaceKeys, error) {
 		return namespaceKeys{}, replyError(err, "key list of namespace "+quote(n.namespace), "")
 	}
 	sorted := func(m map[string]bool) []string { return slices.Sorted(maps.Keys(m)) }
-	return namespaceKeys{quizzes: sorted(objects[0].ids), courses: sorted(objects[1].ids), classes: sorted(objects[3].ids)}, nil
+	return namespaceKeys{quizzes: sorted(quizzes), courses: sorted(courses), classes: sorted(classes)}, nil
 }
 
 // erasing is what one erasure covers.
@@ -175,7 +180,7 @@ type courseFound struct {
 
 // erase finds, then erases.
 func (s *Store) erase(ctx context.Context, e erasing) (Erasure, error) {
-	out := Erasure{Participant: e.who, Quizzes: []QuizErasure{}, Courses: []CourseErasure{}, Classes: []ClassErasure{}}
+	out := nothingErased(e.who)
 	quizzes, classQuizzes, err := s.findInQuizzes(ctx, e)
 	if err != nil {
 		return out, err
@@ -415,8 +420,8 @@ func (s *Store) findInCourses(ctx context.Context, e erasing, classQuizzes map[s
 }
 
 // erase removes the participant from each ledger that held them, then,
-// with whole, from the board when no ledger holds them (a member the ledgers
-// never held).
+// with whole, from the board if it still holds them and no ledger does (a
+// member the ledgers never held).
 func (f courseFound) erase(ctx context.Context, who string, whole bool) (CourseErasure, error) {
 	out := CourseErasure{CourseID: f.c.keys.courseID, Instances: []string{}}
 	for _, field := range f.ledgers {
@@ -429,14 +434,19 @@ func (f courseFound) erase(ctx context.Context, who string, whole bool) (CourseE
 			out.Instances = append(out.Instances, field)
 		}
 	}
-	if whole {
-		points, _, err := f.c.eraseFrom(ctx, who, "")
-		out.Points += points
-		if err != nil {
-			return out, err
-		}
+	if !whole {
+		return out, nil
 	}
-	return out, nil
+	k := f.c.keys
+	_, err := f.c.s.sendOne(ctx, f.c.s.client, f.c.s.client.B().Zscore().Key(k.board).Member(who).Build()).AsFloat64()
+	if rueidis.IsRedisNil(err) {
+		return out, nil
+	} else if err != nil {
+		return out, f.c.fail(err, "", "", k.board)
+	}
+	points, _, err := f.c.eraseFrom(ctx, who, "")
+	out.Points += points
+	return out, err
 }
 
 // eraseFrom takes the participant out of the ledger of index field field

@@ -61,7 +61,8 @@ var (
 	// ErrQuizFinished: the quiz's status is selesai, so it takes no more answers.
 	ErrQuizFinished = errors.New("kuis: quiz is finished")
 	// ErrQuizRunning: PurgeQuiz refuses a quiz whose status is still
-	// berjalan, and Course.Fold the recap of one.
+	// berjalan, Course.Fold the recap of one, and Erase a participant a
+	// running quiz holds.
 	ErrQuizRunning = errors.New("kuis: quiz is still running")
 	// ErrNotOnBoard: the participant has no score on the board yet (the quiz
 	// exists), or no points in the course.

@@ -376,6 +376,13 @@ func TestReplicasOnOwnServers(t *testing.T) {
 				_, err := course.Repair(ctx)
 				return err
 			}},
+			{"Store.Erase", -1, func() error {
+				e, err := st.Erase(ctx, "Ali")
+				if err == nil && (len(e.Quizzes) != 1 || len(e.Courses) != 1) {
+					err = fmt.Errorf("erased %+v; want Ali out of the quiz and the course", e)
+				}
+				return err
+			}},
 			{"Course.Unfold", -1, func() error { _, err := course.Unfold(ctx, id); return err }},
 			{"Course.Purge", -1, func() error {
 				_, err := course.Purge(ctx, func(context.Context, kuis.CourseRecap) error { return nil })
