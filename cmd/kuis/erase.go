@@ -192,7 +192,7 @@ func (e erasure) print(out kuis.Erasure) error {
 		return c.printJSON(out)
 	}
 	if out.Empty() {
-		fmt.Fprintf(c.stdout, "%s: nothing to erase in Redis\n", visible(out.Participant))
+		fmt.Fprintf(c.stdout, "%s: nothing erased in Redis\n", visible(out.Participant))
 	}
 	for _, q := range out.Quizzes {
 		fmt.Fprintf(c.stdout, "quiz %s: %d points, %d answers, %d log entries erased\n", visible(q.QuizID), q.Points, q.Answers, q.Entries)
