@@ -65,8 +65,10 @@ is left as it is, on a line on stderr, and so is its directory's recap.json,
 so that a run again finds the directory; the exit status is then 1. With
 -class, only the archives of the class's quizzes (recap.json's info.class)
 are rewritten; a course's archive naming the participant is left, with a
-line, since its entries do not say the class.
-Prints, after the erasure, one line per file:
+line, since its entries do not say the class. DIR must exist: else nothing
+is erased.
+
+Prints, after the erasure, one line per file rewritten (or left):
   rewrote PATH
   left PATH: course archive, its entries do not say the class
 (with -json, one JSON object a line: {"rewrote": PATH}, {"left": PATH,
@@ -75,7 +77,11 @@ its directory, flushed to disk and renamed, then the directory flushed;
 recap.json last. A kill leaves each file old or new, at most one such
 temporary file beside them, and the directory still naming the participant
 in its recap.json: a run again removes the temporary files of the
-directories it rewrites and completes them.`,
+directories it rewrites and completes them.
+
+Exit status 0 when everything named was erased (an empty erasure too), 1
+when something failed (what was erased still printed, each failure on a line
+of stderr), 2 for a usage error.`,
 	flag: func(fs *flag.FlagSet) runFunc {
 		classID := fs.String("class", "", "erase only where the class `CLASS` is concerned (with -id)")
 		studentID := fs.String("id", "", "the student's `ID` on the roster of -class, whose name must be NAME")
