@@ -506,7 +506,8 @@ func TestEraseKilled(t *testing.T) {
 		seen := 0
 		for lines := bufio.NewScanner(stdout); lines.Scan(); {
 			if rewroteLine.MatchString(lines.Text()) {
-				if seen++; seen == k {
+				seen++
+				if seen == k {
 					_ = cmd.Process.Kill()
 					kills++
 				}
