@@ -3,10 +3,11 @@
 // audits and repairs them, archives finished quizzes to files and purges
 // them, folds them into course boards (which it shows, recaps, audits,
 // repairs and purges in turn), keeps class rosters (enrolls, shows and
-// withdraws students), joins a quiz's or a course's grades with a roster
-// (a gradebook CSV, LTI AGS scores, OneRoster files), ranks teams by their
-// members' points, and makes the Redis ACL users of the library's roles on
-// every node.
+// withdraws students), erases a participant from every quiz, course and
+// roster and from the archived files (kuis erase NAME -archive DIR), joins a
+// quiz's or a course's grades with a roster (a gradebook CSV, LTI AGS
+// scores, OneRoster files), ranks teams by their members' points, and makes
+// the Redis ACL users of the library's roles on every node.
 //
 // Install it with
 //
@@ -28,7 +29,8 @@
 // from a flag's value.
 //
 // The result goes to stdout, nothing else: it pipes. With -json, a command
-// prints one JSON document (an array, or show's and course show's object)
+// prints one JSON document (an array, or show's, course show's and erase's
+// object; erase -archive adds one object a line per archive file)
 // in the library's field names, with quiz_id or course_id beside them. A
 // name or title is whatever was written to Redis, so the text output prints
 // what a terminal would act on in it (control and bidi characters, line
@@ -114,7 +116,8 @@ var root = &command{
 	short: `kuis operates the quizzes of a kuis deployment on Redis: it lists, shows and
 watches them, recaps, audits and repairs them, archives and purges finished ones,
 folds them into course boards, keeps class rosters and joins grades with them,
-ranks teams, and makes the ACL users of the library's roles on every node.`,
+erases a participant everywhere (archives too), ranks teams, and makes the ACL
+users of the library's roles on every node.`,
 	long: `The result goes to stdout; errors, one line each, and the progress of long work
 go to stderr. Exit status: 0 when all went well; 1 when a check found something,
 or a quiz failed (each failure has its line, the rest is still done), or the
@@ -134,7 +137,7 @@ server could not be reached; 2 for a usage error. kuis <command> -h tells more.`
 			return c.resolve(fs)
 		}
 	},
-	commands: []*command{cmdQuizzes, cmdShow, cmdWatch, cmdRecap, cmdAudit, cmdRepair, cmdPurge, cmdGrades, cmdCourse, cmdClass, cmdTeams, cmdACL},
+	commands: []*command{cmdQuizzes, cmdShow, cmdWatch, cmdRecap, cmdAudit, cmdRepair, cmdPurge, cmdErase, cmdGrades, cmdCourse, cmdClass, cmdTeams, cmdACL},
 }
 
 // noPasswordFlag refuses a password given as a flag's value, anywhere in
