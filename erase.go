@@ -102,12 +102,13 @@ func (s *Store) Erase(ctx context.Context, participant string) (Erasure, error) 
 
 // Erase looks the student up by ID and erases them as Store.Erase does,
 // but only where this class is concerned: from the quizzes whose meta names
-// the class (kelas), from the ledgers of those quizzes in every course (a
-// total keeps what other quizzes gave them), and from this roster, last, so
-// that a call cut short finds the student again. A name is not a person:
-// another class's student of the same name keeps their quizzes. A quiz
-// purged before the erasure is known to a course by its ID only, without its
-// class: its ledger keeps the student (Store.Erase reaches it). A student ID
+// the class (kelas), from the ledgers of those quiz instances in every
+// course (a total keeps what other quizzes gave them), and from this
+// roster, last, so that a call cut short finds the student again. A name is
+// not a person: another class's student of the same name keeps their
+// quizzes. A quiz purged before the erasure, or an earlier instance of a
+// quiz ID, is known to a course without its class: its ledger keeps the
+// student (Store.Erase reaches it). A student ID
 // not on the roster is an empty Erasure, no error. Errors: those of
 // Store.Erase, and ErrInvalidStudent before any I/O.
 func (c *Class) Erase(ctx context.Context, studentID string) (Erasure, error) {
@@ -181,7 +182,7 @@ type courseFound struct {
 // erase finds, then erases.
 func (s *Store) erase(ctx context.Context, e erasing) (Erasure, error) {
 	out := nothingErased(e.who)
-	quizzes, classQuizzes, err := s.findInQuizzes(ctx, e)
+	quizzes, classInstances, err := s.findInQuizzes(ctx, e)
 	if err != nil {
 		return out, err
 	}
@@ -195,7 +196,7 @@ func (s *Store) erase(ctx context.Context, e erasing) (Erasure, error) {
 		return out, fmt.Errorf("%w: erasure of %s: quiz %s holds them, and their next answer would count again; nothing erased",
 			ErrQuizRunning, quote(e.who), strings.Join(running, ", "))
 	}
-	courses, err := s.findInCourses(ctx, e, classQuizzes)
+	courses, err := s.findInCourses(ctx, e, classInstances)
 	if err != nil {
 		return out, err
 	}
@@ -230,8 +231,10 @@ func (s *Store) erase(ctx context.Context, e erasing) (Erasure, error) {
 
 // findInQuizzes reads, in two pipelined rounds over every quiz (only
 // e.class's with Class.Erase), which hold the participant: on the board, in
-// the order set or in the answers set. It also returns the IDs of the
-// quizzes it read.
+// the order set or in the answers set. With Class.Erase it also returns the
+// index fields "<quiz>@<instance>" of the class's quizzes, each instance the
+// ID of its log's first entry (Recap.Instance), so that a course's ledger of
+// another instance of a quiz ID is left.
 func (s *Store) findInQuizzes(ctx context.Context, e erasing) ([]quizFound, map[string]bool, error) {
 	qs := make([]*quiz, 0, len(e.quizzes))
 	for _, id := range e.quizzes {
@@ -240,11 +243,18 @@ func (s *Store) findInQuizzes(ctx context.Context, e erasing) ([]quizFound, map[
 		}
 	}
 	b := s.client.B()
-	reads := make(rueidis.Commands, 0, 3*len(qs))
+	each := 3 // reads a quiz: meta, board, order set, and with Class.Erase the log's first entry
+	if e.class != "" {
+		each = 4
+	}
+	reads := make(rueidis.Commands, 0, each*len(qs))
 	for _, q := range qs {
 		k := q.keys
 		reads = append(reads, b.Hgetall().Key(k.meta).Build(), b.Zscore().Key(k.board).Member(e.who).Build(),
 			b.Zscore().Key(k.order).Member(e.who).Build())
+		if e.class != "" {
+			reads = append(reads, b.Xrange().Key(k.log).Start("-").End("+").Count(1).Build())
+		}
 	}
 	res := s.send(ctx, s.client, reads...)
 	type candidate struct {
@@ -253,20 +263,30 @@ func (s *Store) findInQuizzes(ctx context.Context, e erasing) ([]quizFound, map[
 		pairs  []string // every answers set member that could name them
 	}
 	var cands []candidate
-	read := map[string]bool{}
+	instances := map[string]bool{}
 	reads = reads[:0]
 	for i, q := range qs {
-		meta, err := res[3*i].AsStrMap()
+		meta, err := res[each*i].AsStrMap()
 		if err != nil {
 			return nil, nil, q.fail(err, "", q.keys.meta)
 		}
-		if e.class != "" && meta[wire.FieldClass] != e.class {
-			continue
+		if e.class != "" {
+			if meta[wire.FieldClass] != e.class {
+				continue
+			}
+			first, err := res[each*i+3].AsXRange()
+			if err != nil {
+				return nil, nil, q.fail(err, "", q.keys.log)
+			}
+			instance := NoInstance
+			if len(first) > 0 {
+				instance = first[0].ID
+			}
+			instances[wire.IndexField(q.keys.quizID, instance)] = true
 		}
-		read[q.keys.quizID] = true
 		c := candidate{quizFound: quizFound{q: q, running: meta[wire.FieldStatus] == wire.Running}}
 		for j, key := range []string{q.keys.board, q.keys.order} {
-			if _, err := res[3*i+1+j].AsFloat64(); err == nil {
+			if _, err := res[each*i+1+j].AsFloat64(); err == nil {
 				c.placed = true
 			} else if !rueidis.IsRedisNil(err) {
 				return nil, nil, q.fail(err, e.who, key)
@@ -300,7 +320,7 @@ func (s *Store) findInQuizzes(ctx context.Context, e erasing) ([]quizFound, map[
 			out = append(out, c.quizFound)
 		}
 	}
-	return out, read, nil
+	return out, instances, nil
 }
 
 // erase removes the participant from the quiz: it reads the log in pages
@@ -371,9 +391,9 @@ func quizErased(m rueidis.RedisMessage) bool {
 }
 
 // findInCourses reads which courses hold the participant: on the board, or
-// in the ledger of an instance (only of a quiz of classQuizzes with
-// Class.Erase, and then a board member alone is not theirs).
-func (s *Store) findInCourses(ctx context.Context, e erasing, classQuizzes map[string]bool) ([]courseFound, error) {
+// in the ledger of an instance (only of classInstances with Class.Erase,
+// and then a board member alone is not theirs).
+func (s *Store) findInCourses(ctx context.Context, e erasing, classInstances map[string]bool) ([]courseFound, error) {
 	var out []courseFound
 	b := s.client.B()
 	for _, id := range e.courses {
@@ -388,8 +408,7 @@ func (s *Store) findInCourses(ctx context.Context, e erasing, classQuizzes map[s
 		}
 		var fields []string
 		for _, field := range slices.Sorted(maps.Keys(index)) {
-			quizID, _, ok := wire.ParseIndexField(field)
-			if ok && (e.class == "" || classQuizzes[quizID]) {
+			if _, _, ok := wire.ParseIndexField(field); ok && (e.class == "" || classInstances[field]) {
 				fields = append(fields, field)
 			}
 		}

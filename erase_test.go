@@ -569,3 +569,58 @@ func TestEraseTakesAStrangerOffACourseBoard(t *testing.T) {
 		t.Errorf("course Audit = %v, %v; want clean", v, err)
 	}
 }
+
+// TestClassEraseLeavesAnEarlierInstance: a quiz ID played once without a
+// class, folded and purged, then created again for class 8a: Class.Erase
+// takes 8a's student out of the second instance's ledger only.
+func TestClassEraseLeavesAnEarlierInstance(t *testing.T) {
+	e := newEnv(t)
+	a := e.class("8a")
+	if err := a.Enroll(e.ctx, kuis.Student{ID: "S-ALI", Name: "Ali"}); err != nil {
+		t.Fatal(err)
+	}
+	c := e.course("ipa")
+	id := quizID()
+	var recaps []kuis.Recap
+	for i, opts := range [][]kuis.CreateOption{nil, {kuis.ForClass("8a")}} {
+		b, m := handles(t, e.store, id)
+		if err := m.Create(e.ctx, "Kuis "+id, 3, opts...); err != nil {
+			t.Fatal(err)
+		}
+		for q := 1; q <= i+1; q++ {
+			if _, err := b.RecordAnswer(e.ctx, "Ali", q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e.finish(id)
+		r, err := e.store.Recap(e.ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Fold(e.ctx, r); err != nil {
+			t.Fatal(err)
+		}
+		recaps = append(recaps, r)
+		if i == 0 {
+			if _, err := e.store.PurgeQuiz(e.ctx, id, func(context.Context, kuis.Recap) error { return nil }); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	earlier := c.Keys().Ledger(id, recaps[0].Instance)
+	kept := e.dump(earlier)
+	got, err := a.Erase(e.ctx, "S-ALI")
+	want := []kuis.CourseErasure{{CourseID: "ipa", Points: 20, Instances: []string{id + "@" + recaps[1].Instance}}}
+	if err != nil || !cmp.Equal(want, got.Courses) {
+		t.Errorf("Class.Erase = %+v, %v; want courses %+v", got, err, want)
+	}
+	if diff := cmp.Diff(kept, e.dump(earlier)); diff != "" {
+		t.Errorf("the earlier instance's ledger changed (-before +after):\n%s", diff)
+	}
+	if st, err := c.Standing(e.ctx, "Ali"); err != nil || st.Score != 10 {
+		t.Errorf("course Standing(Ali) = %+v, %v; want the earlier instance's 10 points", st, err)
+	}
+	if v, err := c.Audit(e.ctx); err != nil || len(v) > 0 {
+		t.Errorf("course Audit = %v, %v; want clean", v, err)
+	}
+}
