@@ -420,7 +420,7 @@ func TestEraseKilled(t *testing.T) {
 	forms := [][]kuis.CSVOption{nil, {kuis.WithDelimiter(';')}, {kuis.ForSpreadsheet()}}
 	for i := range 200 {
 		others := []string{"Budi", "Citra", fmt.Sprintf("Peserta %d", i)}
-		r := kuis.Recap{QuizID: fmt.Sprintf("k-%03d", i), Instance: fmt.Sprintf("%d-0", 1700000000000+i),
+		r := kuis.Recap{QuizID: fmt.Sprintf("k-%03d", i), Instance: fmt.Sprintf("%d-0", int64(1700000000000)+int64(i)),
 			Info: kuis.Info{Title: "Kuis", Questions: 2, Status: kuis.StatusFinished}, FinishedAt: at, TakenAt: at,
 			Questions: []kuis.QuestionResult{{Question: 1, Correct: 3}, {Question: 2, Correct: 1}}}
 		board := []any{}
