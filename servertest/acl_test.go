@@ -155,8 +155,9 @@ func TestACLCluster(t *testing.T) {
 	s := redistest.StandaloneServers(t, aclPortLo, aclPortHi)
 	kuisBin := buildKuis(t)
 	// key-load-delay (microseconds a key) makes each replica load its
-	// primary's 20,000 keys for about two seconds.
-	c := s.ClusterUnsettled(3, 1, fillSlots(3, 20000), "--cluster-node-timeout", "5000", "--aclfile", "users.acl", "--key-load-delay", "100")
+	// primary's 20,000 keys for about six seconds: long enough that a
+	// loaded machine, slow to form the cluster, still finds them loading.
+	c := s.ClusterUnsettled(3, 1, fillSlots(3, 20000), "--cluster-node-timeout", "5000", "--aclfile", "users.acl", "--key-load-delay", "300")
 	seeds := strings.Join(c.Addrs(), ",")
 	if !syncing(t, c) {
 		t.Fatal("every replica had synced before acl apply ran: the test would prove nothing")

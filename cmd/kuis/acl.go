@@ -364,10 +364,16 @@ func gaveUp(c *cli, addr string, wait time.Duration, last error) error {
 }
 
 // notReady reports whether err says the node may answer later: it is
-// loading its data, or cannot be reached (yet).
+// loading its data (LOADING, or so slow to answer while it loads that a
+// dial or a command of rueidis timed out), or cannot be reached (yet). The
+// wait's own end and an interrupt are onNode's to tell: it asks its ctx
+// first.
 func notReady(err error) bool {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-		return false // the wait's end, or an interrupt; context.DeadlineExceeded is a net.Error too
+	if errors.Is(err, context.Canceled) {
+		return false // an interrupt
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return true // not the wait's end, which onNode checks first: a timeout of rueidis's own
 	}
 	if re, ok := rueidis.IsRedisErr(err); ok {
 		return re.IsLoading()
