@@ -117,7 +117,8 @@ var cmdRepair = &command{
 Repairs each quiz (Store.Repair): every score becomes 10 x the participant's
 counted answers, members without any are removed, the order set is mended,
 and repair keys left by a stopped Repair are deleted. Prints each score
-changed, one a line: quiz: participant: was -> now (now 0: removed). With
+changed, one a line: quiz: participant: was -> now (now 0: removed; 0 -> 0
+(joined: put back on the board): a participant who joined and was missing). With
 -json, one JSON array of {"quiz_id", "participant", "was", "now"}.
 
 -dry-run writes nothing: it audits the quizzes (Store.Audit) and prints what
@@ -194,13 +195,18 @@ type correction struct {
 }
 
 // printCorrections prints corrections as one JSON array, or one a line:
-// quiz or course: participant: was -> now.
+// quiz or course: participant: was -> now, and for a quiz's 0 -> 0 (a
+// participant who joined, put back on the board) what it means.
 func (c *cli) printCorrections(out []correction, asJSON bool) error {
 	if asJSON {
 		return c.printJSON(out)
 	}
 	for _, r := range out {
-		fmt.Fprintf(c.stdout, "%s: %s: %d -> %d\n", visible(cmp.Or(r.QuizID, r.CourseID)), visible(r.Participant), r.Was, r.Now)
+		fmt.Fprintf(c.stdout, "%s: %s: %d -> %d", visible(cmp.Or(r.QuizID, r.CourseID)), visible(r.Participant), r.Was, r.Now)
+		if r.QuizID != "" && r.Was == 0 && r.Now == 0 {
+			fmt.Fprint(c.stdout, " (joined: put back on the board)")
+		}
+		fmt.Fprintln(c.stdout)
 	}
 	return nil
 }

@@ -130,6 +130,19 @@ func TestRepair(t *testing.T) {
 	if diff := cmp.Diff([]string{"kuis-01: Budi: 40 -> 20"}, lines(tg.must("repair", "kuis-01"))); diff != "" {
 		t.Errorf("repair (-want +got):\n%s", diff)
 	}
+	// A participant who joined and left the board is put back: 0 -> 0.
+	tg.reference("kuis-02", false)
+	b, err := tg.store.Board("kuis-02")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Join(tg.ctx, "Gita"); err != nil {
+		t.Fatal(err)
+	}
+	tg.raw("ZREM", tg.keys("kuis-02").Board(), "Gita")
+	if diff := cmp.Diff([]string{"kuis-02: Gita: 0 -> 0 (joined: put back on the board)"}, lines(tg.must("repair", "kuis-02"))); diff != "" {
+		t.Errorf("repair of a joiner taken off the board (-want +got):\n%s", diff)
+	}
 	r = tg.kuis("repair", "kuis-99")
 	if r.code != 1 || r.stdout != "" {
 		t.Errorf("repair of a missing quiz: exit %d, stdout %q", r.code, r.stdout)
