@@ -696,14 +696,7 @@ func TestCoursePurgeOlderThan(t *testing.T) {
 			t.Errorf("course %s purged, yet it holds %+v", course, got)
 		}
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var archived []string
-	for _, e := range entries {
-		archived = append(archived, e.Name())
-	}
+	archived := dirNames(t, dir)
 	if diff := cmp.Diff([]string{"lama", "tua"}, archived); diff != "" {
 		t.Errorf("archive directory holds (-want +got):\n%s", diff)
 	}

@@ -283,14 +283,7 @@ func TestPurgeGrades(t *testing.T) {
 	for _, tt := range tests {
 		r := recaps[tt.id]
 		qdir := instanceDir(dir, r)
-		entries, err := os.ReadDir(qdir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var files []string
-		for _, e := range entries {
-			files = append(files, e.Name())
-		}
+		files := dirNames(t, qdir)
 		want := []string{"answers.csv", "gradebook.csv", "recap.json", "standings.csv"}
 		if tt.graded {
 			want = []string{"answers.csv", "gradebook.csv", "grades.csv", "recap.json", "standings.csv"}

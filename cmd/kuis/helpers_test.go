@@ -265,6 +265,21 @@ func standings(pairs ...any) []kuis.Standing {
 	return out
 }
 
+// dirNames lists the names in directory dir, sorted, failing the test when
+// it cannot be read.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
 // instanceDir is where purge archives the recap's quiz under dir:
 // dir/<quiz>/<instance>/.
 func instanceDir(dir string, r kuis.Recap) string {

@@ -438,14 +438,7 @@ func TestPurgeOlderThan(t *testing.T) {
 	}
 	checkArchive(t, dir, recaps["lama-40"])
 	checkArchive(t, dir, recaps["lama-31"])
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var archived []string
-	for _, e := range entries {
-		archived = append(archived, e.Name())
-	}
+	archived := dirNames(t, dir)
 	if diff := cmp.Diff([]string{"lama-31", "lama-40"}, archived); diff != "" {
 		t.Errorf("archive directory holds (-want +got):\n%s", diff)
 	}
