@@ -334,7 +334,9 @@ func (c *cli) onNode(ctx context.Context, addr string, wait time.Duration, found
 		case err == nil:
 			return line, nil
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			if last == nil || notReady(err) {
+			// An attempt the wait's end cut short says no more than
+			// "no answer": the attempt before it, if any, says why.
+			if last == nil || (notReady(err) && !errors.Is(err, context.DeadlineExceeded)) {
 				last = err
 			}
 			return "", gaveUp(c, addr, wait, last)
