@@ -152,6 +152,7 @@ func syncing(t *testing.T, c *redistest.OwnCluster) bool {
 // that does not answer makes apply and check exit 1 naming it, once
 // -timeout has passed, the other nodes done.
 func TestACLCluster(t *testing.T) {
+	t.Parallel()
 	s := redistest.StandaloneServers(t, aclPortLo, aclPortHi)
 	kuisBin := buildKuis(t)
 	// key-load-delay (microseconds a key) makes each replica load its
@@ -307,6 +308,7 @@ func TestACLCluster(t *testing.T) {
 // restart, and acl check finds it there; a server whose default user is
 // off refuses kuis logged in as it, and the node is named.
 func TestACLStandalone(t *testing.T) {
+	t.Parallel()
 	s := redistest.StandaloneServers(t, aclPortLo, aclPortHi)
 	kuisBin := buildKuis(t)
 	u := newACLUser(t)

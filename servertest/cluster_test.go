@@ -74,6 +74,7 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 // TestClusterDeadReplica: a replica that is down, and that the client knows,
 // fails neither Quizzes nor Purge: only the primaries hold what they need.
 func TestClusterDeadReplica(t *testing.T) {
+	t.Parallel()
 	redistest.NeedCluster(t)
 	ctx := context.Background()
 	e := newEnv(t)

@@ -26,6 +26,7 @@ import (
 // ErrUnavailable or ErrNotReplicated; every acknowledged answer is counted
 // once.
 func TestFailoverAsEachRoleSeesIt(t *testing.T) {
+	t.Parallel()
 	servers := redistest.StandaloneServers(t, silencePortLo, silencePortHi)
 	c := servers.Cluster(3, 1, "--cluster-node-timeout", "1000", "--aclfile", "users.acl")
 	for _, p := range c.Primaries {

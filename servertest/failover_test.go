@@ -36,6 +36,7 @@ const replicaPortLo, replicaPortHi = 33050, 33099
 // goroutines; the first primary's replica is cut off, the primary killed -9,
 // its replica promoted, and answers go on until the cluster serves again.
 func TestFailoverClusterKeepsAcknowledgedAnswers(t *testing.T) {
+	t.Parallel()
 	for _, waited := range []bool{true, false} {
 		t.Run(map[bool]string{true: "WithReplicas", false: "without"}[waited], func(t *testing.T) {
 			s := replicaServers(t)
@@ -95,6 +96,7 @@ func TestFailoverClusterKeepsAcknowledgedAnswers(t *testing.T) {
 // cut off, the primary killed -9 and the replica promoted by hand
 // (REPLICAOF NO ONE), then read by a client of its own.
 func TestFailoverStandaloneKeepsAcknowledgedAnswers(t *testing.T) {
+	t.Parallel()
 	for _, waited := range []bool{true, false} {
 		t.Run(map[bool]string{true: "WithReplicas", false: "without"}[waited], func(t *testing.T) {
 			s := replicaServers(t)

@@ -248,6 +248,7 @@ func record(ctx context.Context, b *kuis.Board, as []answerPair) []kuis.AnswerRe
 // counted, some acknowledged after the fault unless the fault is Finish; none
 // sent to the finished quiz after Finish returned counts.
 func TestFaultAnswersCountExactlyOnce(t *testing.T) {
+	t.Parallel()
 	srv := startFaultServer(t, "--appendonly", "yes", "--appendfsync", "always")
 	e := faultEnv(t, srv)
 	for _, tc := range []struct {
@@ -368,6 +369,7 @@ func TestFaultAnswersCountExactlyOnce(t *testing.T) {
 // (counted in INFO commandstats), and a RecordAnswers batch, all of whose
 // entries were refused NOSCRIPT and resent, returns its results in input order.
 func TestFaultScriptFlushBeforeEveryCall(t *testing.T) {
+	t.Parallel()
 	srv := startFaultServer(t, "--appendonly", "no")
 	e := faultEnv(t, srv)
 	id := quizID()
@@ -429,6 +431,7 @@ func noArchive(context.Context, kuis.Recap) error { return nil }
 // half: whether it is back before the delete or still down during it. When
 // the purge failed, running it again deletes the quiz.
 func TestFaultRestartInsidePurgeQuizDeletesAllOrNothing(t *testing.T) {
+	t.Parallel()
 	srv := startFaultServer(t, "--appendonly", "yes", "--appendfsync", "always")
 	e := faultEnv(t, srv)
 	for _, tc := range []struct {
@@ -507,6 +510,7 @@ func waitReconnect(e *env, k kuis.Keys) {
 // drops a connection on a timeout), and all at once again while reconnecting.
 // The client works again by itself afterwards.
 func TestFaultStalledServerEveryMethodKeepsItsDeadline(t *testing.T) {
+	t.Parallel()
 	srv := startFaultServer(t, "--appendonly", "no")
 	e := faultEnv(t, srv)
 	cached := e.storeOn(e.client, kuis.WithClientCache(time.Minute))

@@ -25,6 +25,7 @@ const joinPortLo, joinPortHi = 34300, 34329
 // without WithReplicas the no-op is refused, and a Join of a participant on
 // the board says so beside its Standing, sending no WAIT.
 func TestReplicasJoin(t *testing.T) {
+	t.Parallel()
 	s := redistest.StandaloneServers(t, joinPortLo, joinPortHi)
 	primary, replica := s.PrimaryWithReplica()
 	ctx := context.Background()

@@ -19,6 +19,7 @@ import (
 // WithReplicas); the old owner answers MOVED, and the call goes on at the
 // new owner instead of failing.
 func TestMovedOnADedicatedConnectionIsFollowed(t *testing.T) {
+	t.Parallel()
 	servers := redistest.StandaloneServers(t, silencePortLo, silencePortHi)
 	c := servers.Cluster(3, 1)
 	ctx := context.Background()

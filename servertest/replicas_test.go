@@ -60,6 +60,7 @@ func stall(t *testing.T, srv *redistest.Server) (resume func()) {
 // rules with WithReplicas allow that no-op, and without them a repeat is
 // ErrNotReplicated beside its Answer.
 func TestReplicasRepeatedAnswer(t *testing.T) {
+	t.Parallel()
 	s := replicaServers(t)
 	primary, replica := s.PrimaryWithReplica()
 	ctx := context.Background()
@@ -211,6 +212,7 @@ func TestReplicasRepeatedAnswer(t *testing.T) {
 // whose first attempt was never acknowledged returns nil only once the
 // earlier write is on the replica.
 func TestReplicasRepeatedAnswerCluster(t *testing.T) {
+	t.Parallel()
 	c := replicaServers(t).Cluster(1, 1)
 	retryWaitsForReplica(t, c.Primaries[0], c.Replicas[0][0], c.Addrs()...)
 }
@@ -295,6 +297,7 @@ const ownPortLo, ownPortHi = 33000, 33049
 // write its replica does not acknowledge returns ErrNotReplicated, and the
 // Stats count it.
 func TestReplicasOnOwnServers(t *testing.T) {
+	t.Parallel()
 	s := redistest.StandaloneServers(t, ownPortLo, ownPortHi)
 	primary, replica := s.PrimaryWithReplica()
 	client := redistest.ClientAt(t, primary.Addr())

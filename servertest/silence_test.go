@@ -23,6 +23,7 @@ const silencePortLo, silencePortHi = 34200, 34249
 // bound after the server fell silent (Events, whose read blocks by design,
 // within its block more); once the server runs again (SIGCONT), each works.
 func TestSilentServerIsUnavailableInBound(t *testing.T) {
+	t.Parallel()
 	const silence = 2 * time.Second
 	const margin = 3 * time.Second // scheduling on a loaded machine
 	const feedBlock = 5 * time.Second

@@ -67,6 +67,7 @@ func everyMethod(t testing.TB, within time.Duration, s *kuis.Store, id string) m
 // MASTERDOWN), every method answers ErrUnavailable, with the error of
 // rueidis or of the server still wrapped, so that a service maps it to 503.
 func TestUnavailableServerIsOneError(t *testing.T) {
+	t.Parallel()
 	srv := startFaultServer(t)
 	e := faultEnv(t, srv)
 	id, _, b := e.running(3)
@@ -195,6 +196,7 @@ func TestUnavailableServerIsOneError(t *testing.T) {
 // standalone server (or miniredis, which fakes a one-node cluster's CLUSTER
 // SLOTS but has no CLUSTER INFO) is taken.
 func TestNewRefusesAClusterNodeWithoutAClusterClient(t *testing.T) {
+	t.Parallel()
 	var addr string
 	switch redistest.Target() {
 	case "cluster":

@@ -39,9 +39,26 @@ const (
 type Servers struct {
 	t      testing.TB
 	lo, hi int
+}
 
-	mu    sync.Mutex
-	taken map[int]bool // ports of this Servers' servers, and ports found in use
+// claimed are the ports that the live Servers of this test binary hold:
+// their servers' (down or up: a server restarts on its own port) and the
+// ones they found in use. Tests that run in parallel may share a range:
+// none picks a port another one holds.
+var claimed = struct {
+	sync.Mutex
+	ports map[int]*Servers // port -> its holder
+}{ports: map[int]*Servers{}}
+
+// release gives up the ports s holds, once its servers are gone.
+func (s *Servers) release() {
+	claimed.Lock()
+	defer claimed.Unlock()
+	for p, holder := range claimed.ports {
+		if holder == s {
+			delete(claimed.ports, p)
+		}
+	}
 }
 
 // NewServers returns the starter of the test's servers on ports lo to hi
@@ -64,7 +81,10 @@ func NewServers(t testing.TB, lo, hi int) *Servers {
 	if lo < 1024 || hi < lo || hi+10000 > 65535 {
 		t.Fatalf("redistest: port range %d-%d: want 1024 <= lo <= hi <= 55535", lo, hi)
 	}
-	return &Servers{t: t, lo: lo, hi: hi, taken: map[int]bool{}}
+	s := &Servers{t: t, lo: lo, hi: hi}
+	// Registered before any server's Kill, so it runs after them all.
+	t.Cleanup(s.release)
+	return s
 }
 
 // StandaloneServers is NewServers for tests whose servers are standalone
@@ -178,20 +198,21 @@ func (s *Servers) start(bus bool, args []string) *Server {
 	}
 }
 
-// port returns a port of the range that nothing listens on, from a random
-// start (with its bus port too when bus is set), and marks it taken.
+// port returns a port of the range that nothing listens on and no other
+// Servers holds, from a random start (with its bus port too when bus is
+// set), and claims it for s.
 func (s *Servers) port(bus bool) int {
 	s.t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	claimed.Lock()
+	defer claimed.Unlock()
 	n := s.hi - s.lo + 1
 	first := rand.IntN(n)
 	for i := range n {
 		p := s.lo + (first+i)%n
-		if s.taken[p] || !free(p) || bus && !free(p+10000) {
+		if claimed.ports[p] != nil || !free(p) || bus && !free(p+10000) {
 			continue
 		}
-		s.taken[p] = true
+		claimed.ports[p] = s
 		return p
 	}
 	s.t.Fatalf("redistest: no free port in %d-%d", s.lo, s.hi)
