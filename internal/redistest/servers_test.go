@@ -58,6 +58,22 @@ func TestStandaloneRestartKeepsAOF(t *testing.T) {
 	}
 }
 
+// TestServersNeverShareAPort: a port that a test's Servers hold stays
+// theirs while its server is down, so that Servers of another test on the
+// same range take another one, and the first server restarts on its own.
+func TestServersNeverShareAPort(t *testing.T) {
+	const lo, hi = serversHi - 1, serversHi
+	first := StandaloneServers(t, lo, hi).Standalone()
+	first.Kill()
+	second := StandaloneServers(t, lo, hi).Standalone()
+	if second.Port == first.Port {
+		t.Errorf("a second Servers took port %d, held by a server that is down", first.Port)
+	}
+	if err := first.Start(); err != nil {
+		t.Errorf("the first server, started again on its port %d: %v", first.Port, err)
+	}
+}
+
 // TestClusterFailover: a cluster of 3 primaries with a replica each forms,
 // a rueidis client seeded with its addresses sees all 6 nodes, and after
 // kill -9 of a primary its replica takes over and the cluster serves again.
