@@ -560,7 +560,7 @@ func (s *sender) watch(ctx context.Context, c rueidis.CommandClient, slot uint16
 	}
 	w := &watch{s: s, ctx: tctx, cancel: cancel, node: node, slot: slot}
 	first := time.Until(heard.Add(block + d/2))
-	return trip{ctx: tctx, parent: ctx, cancelCause: cancel, timer: time.AfterFunc(first, w.check), s: s, slot: slot, batch: n > shortTrip}
+	return trip{ctx: tctx, parent: ctx, cancelCause: cancel, timer: time.AfterFunc(first, w.check), s: s, slot: slot, detached: following || n > shortTrip}
 }
 
 // trip is the watch over one round trip.
@@ -572,17 +572,19 @@ type trip struct {
 	s           *sender
 	slot        uint16
 	short       bool // bounded by a deadline
-	batch       bool // more than shortTrip commands
+	detached    bool // sent from a goroutine of its own: a batch, or a read that follows a stream
 }
 
-// sendTrip sends a round trip under t with do. A batch is sent from a
-// goroutine of its own and left to it when the watch ends the trip first:
-// rueidis makes a caller wait for a connection's dial and handshake under
-// the context of the caller that began it, which a batch's end does not
-// cut short. Its commands may still reach the server then, as any command
-// of a call that failed with ErrUnavailable may.
+// sendTrip sends a round trip under t with do. A batch, or a read that
+// follows a stream, is sent from a goroutine of its own and left to it when
+// the watch ends the trip first: rueidis makes a caller wait for a
+// connection's dial and handshake under the context of the caller that
+// began it, and returns a blocking read on a connection the server no
+// longer answers seconds after its cancellation. Its commands may still
+// reach the server then, as any command of a call that failed with
+// ErrUnavailable may.
 func sendTrip[C any](t trip, c rueidis.CommandClient, cmds []C, do func(context.Context, rueidis.CommandClient, []C) []rueidis.RedisResult) []rueidis.RedisResult {
-	if !t.batch {
+	if !t.detached {
 		return do(t.ctx, c, cmds)
 	}
 	done := make(chan []rueidis.RedisResult, 1)

@@ -4,13 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/kuisboard/kuis"
 	"github.com/kuisboard/kuis/internal/redistest"
+	"github.com/redis/rueidis"
 )
 
 // Ports of the silence and cluster-failover tests' own servers (cluster bus
@@ -154,5 +158,129 @@ func TestSilentServerIsUnavailableInBound(t *testing.T) {
 			t.Errorf("Events after the server resumed: %+v, %v; want an answer", ev, err)
 		}
 		break
+	}
+}
+
+// holdingProxy passes connections through to a server until hold is
+// called; from then on it passes only its first connection's traffic, and
+// drops what any other connection, old or new, sends either way: a server
+// that still serves one connection and answers no other.
+type holdingProxy struct {
+	ln      net.Listener
+	holding atomic.Bool
+	mu      sync.Mutex
+	conns   []net.Conn
+}
+
+func startHoldingProxy(t *testing.T, target string) *holdingProxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &holdingProxy{ln: ln}
+	t.Cleanup(p.close)
+	go p.serve(target)
+	return p
+}
+
+func (p *holdingProxy) addr() string { return p.ln.Addr().String() }
+
+func (p *holdingProxy) hold() { p.holding.Store(true) }
+
+func (p *holdingProxy) serve(target string) {
+	for first := true; ; first = false {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		p.keep(c)
+		s, err := net.Dial("tcp", target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.keep(s)
+		go p.pass(s, c, first)
+		go p.pass(c, s, first)
+	}
+}
+
+// pass copies what src sends to dst, and drops it instead while the proxy
+// holds, unless the connection is its first.
+func (p *holdingProxy) pass(dst, src net.Conn, first bool) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 && (first || !p.holding.Load()) {
+			if _, err := dst.Write(buf[:n]); err != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (p *holdingProxy) keep(c net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.conns = append(p.conns, c)
+}
+
+func (p *holdingProxy) close() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+}
+
+// TestSilentServerEndsEventsOnAnotherConnection: an Events iterator whose
+// blocking read went out on a connection the server no longer answers,
+// while the client's main connection still works, ends with ErrUnavailable
+// within its block and the silence bound (6 s here), although rueidis
+// returns that read only about 10 s after it was sent.
+//
+// Not parallel, as TestSilentServerIsUnavailableInBound.
+func TestSilentServerEndsEventsOnAnotherConnection(t *testing.T) {
+	const silence = time.Second
+	const margin = 3 * time.Second // scheduling on a loaded machine
+	const feedBlock = 5 * time.Second
+	srv := redistest.StandaloneServers(t, silencePortLo, silencePortHi).Standalone()
+	proxy := startHoldingProxy(t, srv.Addr())
+	client, err := rueidis.NewClient(rueidis.ClientOption{
+		InitAddress: []string{proxy.addr()}, DisableCache: true,
+		PipelineMultiplex: -1, // one main connection: the proxy's first
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(client.Close)
+	s, err := kuis.New(client, kuis.WithSilence(silence))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	id := quizID()
+	b, m := handles(t, s, id)
+	if err := m.Create(ctx, "Kuis "+id, 3); err != nil {
+		t.Fatal(err)
+	}
+	proxy.hold()
+	start := time.Now()
+	var got error
+	for _, err := range b.Events(ctx, "") {
+		if err != nil {
+			got = err
+			break
+		}
+	}
+	took := time.Since(start)
+	if bound := feedBlock + silence + margin; !errors.Is(got, kuis.ErrUnavailable) || took > bound {
+		t.Errorf("Events whose blocking read's connection went silent: %v after %v; want ErrUnavailable within %v", got, took.Round(time.Millisecond), bound)
 	}
 }
